@@ -1,0 +1,34 @@
+# The README's two commands. Each installs missing Debian packages, configures
+# and builds the release preset; `run` then runs the demo script, `test` the suite.
+PRESET ?= release
+BUILD := build/$(PRESET)
+PACKAGES := cmake ninja-build g++ pkg-config libboost-dev libboost-filesystem-dev \
+            libcli11-dev libtomlplusplus-dev doctest-dev liburing-dev
+
+.PHONY: run test deps build clean format
+
+run: build
+	$(BUILD)/bin/rtctl run examples/scripts/hello.rts
+
+test: build
+	ctest --preset $(PRESET) -j2
+
+build: deps
+	cmake --preset $(PRESET) >/dev/null
+	cmake --build --preset $(PRESET)
+
+# Install only what is missing; apt-get update first, since a fresh machine's
+# package lists may be empty.
+deps:
+	@missing=$$(for p in $(PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:" $$missing; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+format:
+	git ls-files '*.cpp' '*.hpp' | xargs clang-format -i
+
+clean:
+	rm -rf build

@@ -1,0 +1,101 @@
+#pragma once
+// rtkit::plugin_loader: finds plugin files, checks their descriptors, creates
+// the objects they provide, and keeps each library loaded while its objects live.
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rtkit/plugin.hpp"
+#include "rtkit/runtime_config.hpp"
+
+namespace rtkit {
+
+/// A plugin could not be found, loaded, checked or created. what() says what
+/// happened, to which file, and what to do about it.
+class plugin_error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// A declared option of a plugin, copied out of its descriptor.
+struct plugin_option_info {
+    std::string name;
+    rtkit_option_type type;
+    std::string default_value;
+    std::int64_t min_value = 0, max_value = 0;
+    std::string allowed;  ///< "a|b|c" or empty
+    std::string help;
+};
+
+/// What a plugin file declares, copied out of its descriptor.
+struct plugin_info {
+    std::string name;
+    rtkit_plugin_kind kind;
+    std::string version;
+    std::string description;
+    std::uint32_t abi_major = 0, abi_minor = 0;
+    std::filesystem::path file;
+    std::vector<plugin_option_info> options;
+};
+
+/// "reactor", "timer" or "lanes".
+std::string_view kind_name(rtkit_plugin_kind kind) noexcept;
+
+/// Loads plugin libraries with Boost.DLL.
+///
+/// Built-in plugins live in builtin_dir() (lib/rtkit/plugins beside the kernel
+/// library, in the build tree and when installed), so they need no
+/// configuration; extra directories come from the configuration and from
+/// RTKIT_PLUGIN_PATH (colon-separated), searched after the built-in one. A name
+/// is resolved to the first file, in search order, whose descriptor has that
+/// kind and name. Objects returned by create() keep their library loaded.
+/// Thread-safe: a loader holds no mutable state after construction.
+class plugin_loader {
+public:
+    /// `extra_dirs` are searched after the built-in directory, then RTKIT_PLUGIN_PATH.
+    explicit plugin_loader(std::vector<std::filesystem::path> extra_dirs = {});
+
+    /// The directory of the built-in plugins.
+    static std::filesystem::path builtin_dir();
+
+    /// Every directory searched, in order.
+    const std::vector<std::filesystem::path>& search_path() const noexcept { return dirs_; }
+
+    /// Opens `file` and checks its descriptor (alias present, ABI major equal,
+    /// minor not newer, descriptor size, toolchain, known kind). Throws plugin_error.
+    plugin_info inspect(const std::filesystem::path& file) const;
+
+    /// Every loadable plugin on the search path, in search order. Files that fail
+    /// to load are skipped here; inspect() them to see why.
+    std::vector<plugin_info> list() const;
+
+    /// The file that provides plugin `name` of `kind`. Throws plugin_error
+    /// listing the plugins of that kind that exist.
+    std::filesystem::path find(rtkit_plugin_kind kind, std::string_view name) const;
+
+    /// Loads `file`, checks it is of kind `Interface`, and creates its object
+    /// with `options` (validated against the declared options, defaults filled).
+    template <class Interface>
+    std::shared_ptr<Interface> create(const std::filesystem::path& file,
+                                      const option_table& options = {}) const {
+        return std::static_pointer_cast<Interface>(
+            create_erased(file, plugin_kind_of<Interface>, options));
+    }
+
+    /// find() then create().
+    template <class Interface>
+    std::shared_ptr<Interface> create_by_name(std::string_view name,
+                                              const option_table& options = {}) const {
+        return create<Interface>(find(plugin_kind_of<Interface>, name), options);
+    }
+
+private:
+    std::shared_ptr<void> create_erased(const std::filesystem::path& file, std::uint32_t kind,
+                                        const option_table& options) const;
+    std::vector<std::filesystem::path> dirs_;
+};
+
+}  // namespace rtkit

@@ -1,0 +1,43 @@
+#pragma once
+// rtkit::runtime_config: everything needed to build a runtime, independent of
+// where it came from (TOML, command line, or code).
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace rtkit {
+
+/// A plugin option value as configured: bool, integer or string.
+using option_value = std::variant<bool, std::int64_t, std::string>;
+
+/// A plugin's options by key.
+using option_table = std::map<std::string, option_value, std::less<>>;
+
+/// Which plugin of one kind to use, and its options.
+struct plugin_selection {
+    /// Mechanism names in order of preference; the first that starts wins.
+    std::vector<std::string> preference;
+    /// When true, only the first preference may be used: failing to start it is
+    /// an error instead of a fallback.
+    bool strict = false;
+    /// Options for each plugin by its name (the TOML table [reactor.epoll] etc.).
+    std::map<std::string, option_table, std::less<>> options;
+};
+
+/// The runtime's configuration. Defaults match config/default.toml.
+struct runtime_config {
+    /// "current_thread" (one worker, block_on borrows it). "multi_thread" is planned.
+    std::string flavor = "current_thread";
+    /// Shown in diagnostics and thread names.
+    std::string name = "rtkit";
+    /// Extra directories searched for plugin files, after the built-in directory.
+    std::vector<std::filesystem::path> plugin_search_path;
+    plugin_selection reactor{{"epoll"}, false, {}};
+    plugin_selection timer{{"wheel"}, false, {}};
+    plugin_selection lanes{{"three_lane"}, false, {}};
+};
+
+}  // namespace rtkit
