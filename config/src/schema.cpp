@@ -1,0 +1,115 @@
+#include "rtkit/config/schema.hpp"
+
+#include <algorithm>
+#include <array>
+#include <filesystem>
+
+namespace rtkit::config {
+namespace {
+
+const std::string& as_string(const config_value& v) {
+    return std::get<std::string>(v);
+}
+const std::vector<std::string>& as_list(const config_value& v) {
+    return std::get<std::vector<std::string>>(v);
+}
+
+constexpr std::array table_specs{
+    table_spec{"runtime", "how the runtime runs its tasks", nullptr},
+    table_spec{"plugins", "where plugin files are found", nullptr},
+    table_spec{"reactor", "the I/O reactor plugin; [reactor.NAME] holds NAME's options",
+               &runtime_config::reactor},
+    table_spec{"timer", "the timer driver plugin; [timer.NAME] holds NAME's options",
+               &runtime_config::timer},
+    table_spec{"lanes", "the lane policy plugin; [lanes.NAME] holds NAME's options",
+               &runtime_config::lanes},
+};
+
+// Defaults here must equal runtime_config{}; a test loads them and compares.
+const std::array key_specs{
+    key_spec{"runtime", "flavor", value_type::string, R"("current_thread")",
+             "current_thread|multi_thread",
+             "current_thread: one worker that block_on borrows; multi_thread: planned",
+             [](runtime_config& c, const config_value& v) { c.flavor = as_string(v); }},
+    key_spec{"runtime", "name", value_type::string, R"("rtkit")", "",
+             "shown in diagnostics and thread names",
+             [](runtime_config& c, const config_value& v) { c.name = as_string(v); }},
+    key_spec{"plugins", "search_path", value_type::path_list, "[]", "",
+             "extra plugin directories, searched after the built-in one",
+             [](runtime_config& c, const config_value& v) {
+                 c.plugin_search_path.assign(as_list(v).begin(), as_list(v).end());
+             }},
+    key_spec{"reactor", "plugin", value_type::plugin_preference, R"("epoll")", "",
+             "reactor name, or an array in order of preference (first that starts wins)",
+             [](runtime_config& c, const config_value& v) { c.reactor.preference = as_list(v); }},
+    key_spec{
+        "reactor", "strict", value_type::boolean, "false", "",
+        "fail instead of falling back when the first preference cannot start",
+        [](runtime_config& c, const config_value& v) { c.reactor.strict = std::get<bool>(v); }},
+    key_spec{"timer", "plugin", value_type::plugin_preference, R"("wheel")", "",
+             "timer driver name, or an array in order of preference",
+             [](runtime_config& c, const config_value& v) { c.timer.preference = as_list(v); }},
+    key_spec{"lanes", "plugin", value_type::plugin_preference, R"("three_lane")", "",
+             "lane policy name, or an array in order of preference",
+             [](runtime_config& c, const config_value& v) { c.lanes.preference = as_list(v); }},
+};
+
+}  // namespace
+
+std::string_view describe(value_type type) noexcept {
+    switch (type) {
+        case value_type::string:
+            return "a string";
+        case value_type::boolean:
+            return "a boolean (true or false)";
+        case value_type::integer:
+            return "an integer";
+        case value_type::plugin_preference:
+            return "a plugin name or an array of plugin names";
+        case value_type::path_list:
+            return "an array of directory paths";
+    }
+    return "a value";
+}
+
+std::span<const table_spec> tables() noexcept {
+    return table_specs;
+}
+std::span<const key_spec> keys() noexcept {
+    return key_specs;
+}
+
+const key_spec* find_key(std::string_view table, std::string_view name) noexcept {
+    auto it = std::find_if(key_specs.begin(), key_specs.end(),
+                           [&](const key_spec& k) { return k.table == table && k.name == name; });
+    return it == key_specs.end() ? nullptr : &*it;
+}
+
+const table_spec* find_table(std::string_view name) noexcept {
+    auto it = std::find_if(table_specs.begin(), table_specs.end(),
+                           [&](const table_spec& t) { return t.name == name; });
+    return it == table_specs.end() ? nullptr : &*it;
+}
+
+std::vector<std::string_view> key_names(std::string_view table) {
+    std::vector<std::string_view> names;
+    for (const auto& k : key_specs)
+        if (k.table == table) names.push_back(k.name);
+    return names;
+}
+
+std::vector<std::string_view> table_names() {
+    std::vector<std::string_view> names;
+    for (const auto& t : table_specs)
+        names.push_back(t.name);
+    return names;
+}
+
+std::vector<std::string> dotted_key_names() {
+    std::vector<std::string> names;
+    for (const auto& k : key_specs)
+        names.push_back(std::string(k.table) + '.' + std::string(k.name));
+    return names;
+}
+
+}  // namespace rtkit::config

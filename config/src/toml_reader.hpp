@@ -1,0 +1,16 @@
+#pragma once
+// Reads a TOML document into a runtime_config against the schema. The only
+// translation unit that includes toml++, which is slow to compile.
+#include <filesystem>
+#include <string_view>
+
+#include "rtkit/runtime_config.hpp"
+
+namespace rtkit::config::detail {
+
+/// Parses `text` and applies every key in it over `config`. Throws config_error
+/// listing every problem (syntax, unknown keys, wrong types, bad values).
+void read_toml(std::string_view text, std::string_view source_name,
+               const std::filesystem::path& base_dir, runtime_config& config);
+
+}  // namespace rtkit::config::detail

@@ -1,0 +1,95 @@
+#include "value_check.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "rtkit/config/closest_match.hpp"
+
+namespace rtkit::config::detail {
+namespace {
+
+std::vector<std::string_view> split_allowed(std::string_view allowed) {
+    std::vector<std::string_view> values;
+    while (!allowed.empty()) {
+        const auto bar = allowed.find('|');
+        values.push_back(allowed.substr(0, bar));
+        if (bar == std::string_view::npos) break;
+        allowed.remove_prefix(bar + 1);
+    }
+    return values;
+}
+
+std::string quoted_list(const std::vector<std::string_view>& values) {
+    std::string text;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        if (i > 0) text += i + 1 == values.size() ? " or " : ", ";
+        text += '"' + std::string(values[i]) + '"';
+    }
+    return text;
+}
+
+bool is_plugin_name(std::string_view name) {
+    return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '_' || c == '-';
+    });
+}
+
+std::optional<std::string> check_plugin_names(const key_spec& key,
+                                              const std::vector<std::string>& names) {
+    if (names.empty())
+        return "'" + dotted_name(key) + "' must name at least one plugin, e.g. " +
+               std::string(key.default_toml);
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        if (!is_plugin_name(names[i]))
+            return "'" + dotted_name(key) + "': '" + names[i] +
+                   "' is not a plugin name (letters, digits, '_' and '-' only)";
+        if (std::find(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(i), names[i]) !=
+            names.begin() + static_cast<std::ptrdiff_t>(i))
+            return "'" + dotted_name(key) + "' lists plugin '" + names[i] + "' twice";
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> resolve_paths(const key_spec& key, std::vector<std::string>& paths,
+                                         const std::filesystem::path& base_dir) {
+    for (auto& path : paths) {
+        if (path.empty()) return "'" + dotted_name(key) + "' holds an empty path";
+        std::filesystem::path p(path);
+        if (p.is_relative()) p = base_dir / p;
+        path = p.lexically_normal().string();
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::string dotted_name(const key_spec& key) {
+    return std::string(key.table) + '.' + std::string(key.name);
+}
+
+std::optional<std::string> check_value(const key_spec& key, config_value& value,
+                                       const std::filesystem::path& base_dir) {
+    switch (key.type) {
+        case value_type::string: {
+            if (key.allowed.empty()) return std::nullopt;
+            const auto& text = std::get<std::string>(value);
+            const auto allowed = split_allowed(key.allowed);
+            if (std::find(allowed.begin(), allowed.end(), text) != allowed.end())
+                return std::nullopt;
+            return "'" + dotted_name(key) + "' must be one of " + quoted_list(allowed) +
+                   ", not \"" + text + '"' + did_you_mean(text, allowed);
+        }
+        case value_type::plugin_preference:
+            return check_plugin_names(key, std::get<std::vector<std::string>>(value));
+        case value_type::path_list:
+            return resolve_paths(key, std::get<std::vector<std::string>>(value),
+                                 base_dir.empty() ? std::filesystem::current_path() : base_dir);
+        case value_type::boolean:
+        case value_type::integer:
+            return std::nullopt;
+    }
+    return std::nullopt;
+}
+
+}  // namespace rtkit::config::detail

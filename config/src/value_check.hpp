@@ -1,0 +1,21 @@
+#pragma once
+// Checks shared by every source of configuration values (TOML and --set):
+// allowed values, plugin names, path resolution.
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "rtkit/config/schema.hpp"
+
+namespace rtkit::config::detail {
+
+/// Checks `value` (already of `key.type`) against the key's rules and
+/// normalises it (relative paths become base_dir / path). Returns the error
+/// message, or nothing when the value is good.
+std::optional<std::string> check_value(const key_spec& key, config_value& value,
+                                       const std::filesystem::path& base_dir);
+
+/// "table.name"
+std::string dotted_name(const key_spec& key);
+
+}  // namespace rtkit::config::detail
