@@ -1,0 +1,432 @@
+// rtkit::plugin_loader: search path, descriptor checks, option validation and
+// object creation for plugin libraries loaded with Boost.DLL.
+#include "rtkit/plugin_loader.hpp"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <boost/dll/shared_library.hpp>
+#include <boost/system/system_error.hpp>
+#include <cstdlib>
+#include <deque>
+#include <exception>
+#include <system_error>
+
+namespace rtkit {
+namespace {
+
+namespace fs = std::filesystem;
+using library_ptr = std::shared_ptr<boost::dll::shared_library>;
+
+/// The descriptor size each minor of the current major requires: a plugin of
+/// minor m must provide at least every field that minor defines.
+constexpr std::uint32_t descriptor_size_for_minor[] = {
+    sizeof(rtkit_plugin_descriptor),  // 1.0
+};
+static_assert(std::size(descriptor_size_for_minor) == RTKIT_PLUGIN_ABI_MINOR + 1,
+              "add the descriptor size of the new ABI minor");
+
+/// A library whose descriptor passed every check, loaded for as long as this lives.
+struct checked_plugin {
+    library_ptr library;
+    const rtkit_plugin_descriptor* descriptor = nullptr;
+    plugin_info info;
+};
+
+std::string quoted(const fs::path& file) {
+    return "'" + file.string() + "'";
+}
+
+std::string abi_text(std::uint32_t major, std::uint32_t minor) {
+    return std::to_string(major) + "." + std::to_string(minor);
+}
+
+std::string host_abi() {
+    return abi_text(RTKIT_PLUGIN_ABI_MAJOR, RTKIT_PLUGIN_ABI_MINOR);
+}
+
+bool is_known_kind(std::uint32_t kind) {
+    return kind == RTKIT_PLUGIN_REACTOR || kind == RTKIT_PLUGIN_TIMER || kind == RTKIT_PLUGIN_LANES;
+}
+
+std::string kind_text(std::uint32_t kind) {
+    return is_known_kind(kind) ? std::string(kind_name(static_cast<rtkit_plugin_kind>(kind)))
+                               : "unknown-kind(" + std::to_string(kind) + ")";
+}
+
+/// "a reactor", "an ..." for messages.
+std::string with_article(std::uint32_t kind) {
+    return "a " + kind_text(kind);
+}
+
+std::string text_or_empty(const char* s) {
+    return s ? s : "";
+}
+
+/// Copies the descriptor into a plugin_info, rejecting declarations the loader
+/// could not use safely (a null name, an option with no name or an unknown type).
+plugin_info describe(const rtkit_plugin_descriptor& d, const fs::path& file) {
+    auto broken = [&](const std::string& what) {
+        return plugin_error("plugin file " + quoted(file) + " has a malformed descriptor: " + what +
+                            "; fix the plugin's descriptor (use rtkit::make_plugin_descriptor)");
+    };
+    if (!d.name || !*d.name) throw broken("it has no name");
+    if (!d.create || !d.destroy) throw broken("its create or destroy function is null");
+    if (d.option_count > 0 && !d.options) throw broken("option_count > 0 but options is null");
+    plugin_info info;
+    info.name = d.name;
+    info.kind = static_cast<rtkit_plugin_kind>(d.kind);
+    info.version = text_or_empty(d.version);
+    info.description = text_or_empty(d.description);
+    info.abi_major = d.abi_major;
+    info.abi_minor = d.abi_minor;
+    info.file = file;
+    for (std::uint32_t i = 0; i < d.option_count; ++i) {
+        const rtkit_option_decl& o = d.options[i];
+        if (!o.name || !*o.name) throw broken("option #" + std::to_string(i) + " has no name");
+        if (o.type != RTKIT_OPTION_BOOL && o.type != RTKIT_OPTION_INT &&
+            o.type != RTKIT_OPTION_STRING)
+            throw broken("option '" + std::string(o.name) + "' has unknown type " +
+                         std::to_string(o.type));
+        info.options.push_back(plugin_option_info{
+            o.name, static_cast<rtkit_option_type>(o.type), text_or_empty(o.default_value),
+            o.min_value, o.max_value, text_or_empty(o.allowed), text_or_empty(o.help)});
+    }
+    return info;
+}
+
+/// Loads `file` and checks its descriptor, in an order where each check only
+/// reads fields the previous ones proved to exist.
+checked_plugin load_checked(const fs::path& requested) {
+    std::error_code ec;
+    const fs::path file = fs::absolute(requested, ec);
+    if (ec || !fs::exists(file, ec))
+        throw plugin_error("plugin file " + quoted(requested) +
+                           " does not exist; check the path, or put the plugin in a directory on "
+                           "the plugin search path");
+    if (!fs::is_regular_file(file, ec))
+        throw plugin_error("plugin file " + quoted(file) +
+                           " is not a regular file; give the path of a plugin .so file");
+
+    checked_plugin plugin;
+    try {
+        // rtld_now: an unresolved symbol is reported here, not as a crash later.
+        plugin.library = std::make_shared<boost::dll::shared_library>(
+            file, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
+    } catch (const std::exception& e) {
+        throw plugin_error("cannot load plugin file " + quoted(file) + ": " + e.what() +
+                           "; it must be a shared library built for this platform, with its "
+                           "dependencies installed");
+    }
+    if (!plugin.library->has(RTKIT_PLUGIN_ALIAS_NAME))
+        throw plugin_error("file " + quoted(file) +
+                           " is a shared library but not an rtkit plugin: " +
+                           "it exports no '" RTKIT_PLUGIN_ALIAS_NAME
+                           "' descriptor; export one with RTKIT_EXPORT_PLUGIN (rtkit_add_plugin "
+                           "in CMake builds it correctly)");
+    const rtkit_plugin_descriptor* d =
+        &plugin.library->get_alias<rtkit_plugin_descriptor>(RTKIT_PLUGIN_ALIAS_NAME);
+    if (d == nullptr)
+        throw plugin_error("plugin file " + quoted(file) +
+                           " exports a null descriptor; export a descriptor variable with "
+                           "RTKIT_EXPORT_PLUGIN");
+    if (d->abi_major != RTKIT_PLUGIN_ABI_MAJOR)
+        throw plugin_error("plugin file " + quoted(file) + " was built against rtkit plugin ABI " +
+                           abi_text(d->abi_major, d->abi_minor) + ", but this rtkit uses ABI " +
+                           host_abi() + "; rebuild the plugin against rtkit ABI " +
+                           std::to_string(RTKIT_PLUGIN_ABI_MAJOR) + ".x");
+    if (d->abi_minor > RTKIT_PLUGIN_ABI_MINOR)
+        throw plugin_error("plugin file " + quoted(file) + " needs rtkit plugin ABI " +
+                           abi_text(d->abi_major, d->abi_minor) + ", newer than this rtkit's ABI " +
+                           host_abi() +
+                           "; upgrade rtkit, or rebuild the plugin against these rtkit headers");
+    if (d->descriptor_size < descriptor_size_for_minor[d->abi_minor])
+        throw plugin_error("plugin file " + quoted(file) + " has a " +
+                           std::to_string(d->descriptor_size) + "-byte descriptor, but ABI " +
+                           abi_text(d->abi_major, d->abi_minor) + " requires at least " +
+                           std::to_string(descriptor_size_for_minor[d->abi_minor]) +
+                           " bytes; rebuild the plugin with rtkit::make_plugin_descriptor");
+    const std::string toolchain = text_or_empty(d->toolchain);
+    if (toolchain != RTKIT_TOOLCHAIN_TAG)
+        throw plugin_error("plugin file " + quoted(file) + " was built with C++ toolchain '" +
+                           toolchain +
+                           "', but this rtkit uses '" RTKIT_TOOLCHAIN_TAG
+                           "'; C++ objects cross the plugin boundary, so rebuild the plugin with "
+                           "the same compiler and standard library as rtkit");
+    if (!is_known_kind(d->kind))
+        throw plugin_error("plugin file " + quoted(file) + " declares unknown kind " +
+                           std::to_string(d->kind) +
+                           " (known: 1 reactor, 2 timer, 3 lanes); rebuild the plugin against "
+                           "these rtkit headers");
+    plugin.descriptor = d;
+    plugin.info = describe(*d, file);
+    return plugin;
+}
+
+/// The `.so` files of a directory in name order (a missing directory has none).
+std::vector<fs::path> plugin_files_in(const fs::path& dir) {
+    std::vector<fs::path> files;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        std::error_code type_ec;
+        if (it->path().extension() == ".so" && it->is_regular_file(type_ec)) files.push_back(*it);
+    }
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+std::string joined(const std::vector<fs::path>& dirs) {
+    std::string text;
+    for (const fs::path& d : dirs)
+        text += (text.empty() ? "" : ", ") + d.string();
+    return text.empty() ? "(none)" : text;
+}
+
+/// Parses a declared default, written as TOML would write it.
+option_value parse_default(const plugin_option_info& o, const std::string& plugin,
+                           const fs::path& file) {
+    const std::string& text = o.default_value;
+    auto bad = [&] {
+        return plugin_error("plugin '" + plugin + "' (" + file.string() + ") declares default '" +
+                            text + "' for option '" + o.name +
+                            "', which is not a valid value of its type; fix the plugin");
+    };
+    switch (o.type) {
+        case RTKIT_OPTION_BOOL:
+            if (text == "true") return true;
+            if (text == "false") return false;
+            throw bad();
+        case RTKIT_OPTION_INT: {
+            std::size_t used = 0;
+            try {
+                const long long v = std::stoll(text, &used, 10);
+                if (used == text.size()) return std::int64_t{v};
+            } catch (const std::exception&) {
+            }
+            throw bad();
+        }
+        case RTKIT_OPTION_STRING:
+            if (text.size() >= 2 && text.front() == '"' && text.back() == '"')
+                return text.substr(1, text.size() - 2);
+            throw bad();
+    }
+    throw bad();
+}
+
+std::string type_text(rtkit_option_type type) {
+    switch (type) {
+        case RTKIT_OPTION_BOOL:
+            return "a boolean";
+        case RTKIT_OPTION_INT:
+            return "an integer";
+        case RTKIT_OPTION_STRING:
+            return "a string";
+    }
+    return "unknown";
+}
+
+std::string value_type_text(const option_value& v) {
+    if (std::holds_alternative<bool>(v)) return "a boolean";
+    if (std::holds_alternative<std::int64_t>(v)) return "an integer";
+    return "a string";
+}
+
+bool allowed_contains(const std::string& allowed, const std::string& value) {
+    std::size_t start = 0;
+    while (start <= allowed.size()) {
+        const std::size_t bar = std::min(allowed.find('|', start), allowed.size());
+        if (allowed.compare(start, bar - start, value) == 0 && bar - start == value.size())
+            return true;
+        start = bar + 1;
+    }
+    return false;
+}
+
+/// Checks one configured or default value against its declaration.
+void check_value(const plugin_option_info& o, const option_value& v, const std::string& where) {
+    const bool type_ok = (o.type == RTKIT_OPTION_BOOL && std::holds_alternative<bool>(v)) ||
+                         (o.type == RTKIT_OPTION_INT && std::holds_alternative<std::int64_t>(v)) ||
+                         (o.type == RTKIT_OPTION_STRING && std::holds_alternative<std::string>(v));
+    if (!type_ok)
+        throw plugin_error("option '" + o.name + "' of " + where + " must be " + type_text(o.type) +
+                           ", not " + value_type_text(v));
+    if (o.type == RTKIT_OPTION_INT) {
+        const std::int64_t i = std::get<std::int64_t>(v);
+        if (i < o.min_value || i > o.max_value)
+            throw plugin_error("option '" + o.name + "' of " + where + " is " + std::to_string(i) +
+                               ", out of its range [" + std::to_string(o.min_value) + ", " +
+                               std::to_string(o.max_value) + "]");
+    }
+    if (o.type == RTKIT_OPTION_STRING && !o.allowed.empty() &&
+        !allowed_contains(o.allowed, std::get<std::string>(v)))
+        throw plugin_error("option '" + o.name + "' of " + where + " is '" +
+                           std::get<std::string>(v) + "', which is not one of " + o.allowed);
+}
+
+}  // namespace
+
+std::string_view kind_name(rtkit_plugin_kind kind) noexcept {
+    switch (kind) {
+        case RTKIT_PLUGIN_REACTOR:
+            return "reactor";
+        case RTKIT_PLUGIN_TIMER:
+            return "timer";
+        case RTKIT_PLUGIN_LANES:
+            return "lanes";
+    }
+    return "unknown";
+}
+
+plugin_loader::plugin_loader(std::vector<std::filesystem::path> extra_dirs) {
+    std::vector<fs::path> candidates{builtin_dir()};
+    candidates.insert(candidates.end(), extra_dirs.begin(), extra_dirs.end());
+    if (const char* env = std::getenv("RTKIT_PLUGIN_PATH")) {
+        std::string_view rest(env);
+        while (!rest.empty()) {
+            const std::size_t colon = std::min(rest.find(':'), rest.size());
+            if (colon > 0) candidates.emplace_back(std::string(rest.substr(0, colon)));
+            rest.remove_prefix(std::min(colon + 1, rest.size()));
+        }
+    }
+    // The same directory named twice (or through a symlink) is searched once.
+    std::vector<fs::path> seen;
+    for (const fs::path& dir : candidates) {
+        std::error_code ec;
+        fs::path key = fs::weakly_canonical(dir, ec);
+        if (ec) key = dir.lexically_normal();
+        if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+        seen.push_back(key);
+        dirs_.push_back(dir);
+    }
+}
+
+std::filesystem::path plugin_loader::builtin_dir() {
+    // The kernel library's own file: the plugins sit in rtkit/plugins beside it,
+    // in the build tree and in the install tree alike.
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<const void*>(&kind_name), &info) == 0 || !info.dli_fname)
+        return fs::path("rtkit") / "plugins";
+    std::error_code ec;
+    fs::path lib = fs::weakly_canonical(fs::path(info.dli_fname), ec);
+    if (ec) lib = fs::path(info.dli_fname);
+    return lib.parent_path() / "rtkit" / "plugins";
+}
+
+plugin_info plugin_loader::inspect(const std::filesystem::path& file) const {
+    return load_checked(file).info;
+}
+
+std::vector<plugin_info> plugin_loader::list() const {
+    std::vector<plugin_info> found;
+    for (const fs::path& dir : dirs_)
+        for (const fs::path& file : plugin_files_in(dir))
+            try {
+                found.push_back(inspect(file));
+            } catch (const plugin_error&) {
+                // Skipped on purpose: list() shows what can be loaded; inspect() says why not.
+            }
+    return found;
+}
+
+std::filesystem::path plugin_loader::find(rtkit_plugin_kind kind, std::string_view name) const {
+    const std::string kind_str(kind_name(kind));
+    if (name.empty() || name.find('/') != std::string_view::npos)
+        throw plugin_error("'" + std::string(name) + "' is not a valid " + kind_str +
+                           " plugin name; names are identifiers such as 'epoll'");
+    auto matches = [&](const plugin_info& info) { return info.kind == kind && info.name == name; };
+
+    // The conventional file name first: loads one library instead of all of them.
+    const std::string conventional = "rtkit_" + kind_str + "_" + std::string(name) + ".so";
+    std::vector<std::string> broken;  // why conventional-name files were refused
+    for (const fs::path& dir : dirs_) {
+        const fs::path file = dir / conventional;
+        std::error_code ec;
+        if (!fs::exists(file, ec)) continue;
+        try {
+            if (matches(inspect(file))) return file;
+        } catch (const plugin_error& e) {
+            broken.push_back(e.what());
+        }
+    }
+    std::vector<std::string> known;
+    for (const plugin_info& info : list()) {
+        if (matches(info)) return info.file;
+        if (info.kind == kind) known.push_back(info.name + " (" + info.file.string() + ")");
+    }
+    std::string message = "no " + kind_str + " plugin named '" + std::string(name) + "'; known " +
+                          kind_str + " plugins: ";
+    for (std::size_t i = 0; i < known.size(); ++i)
+        message += (i ? ", " : "") + known[i];
+    if (known.empty()) message += "(none)";
+    message += "; searched: " + joined(dirs_);
+    for (const std::string& why : broken)
+        message += "; " + why;
+    message +=
+        ". Use a known name, or add the plugin's directory to plugin_search_path or "
+        "RTKIT_PLUGIN_PATH";
+    throw plugin_error(message);
+}
+
+std::shared_ptr<void> plugin_loader::create_erased(const std::filesystem::path& file,
+                                                   std::uint32_t kind,
+                                                   const option_table& options) const {
+    checked_plugin plugin = load_checked(file);
+    const plugin_info& info = plugin.info;
+    const std::string where = "plugin '" + info.name + "' (" + info.file.string() + ")";
+    if (info.kind != kind)
+        throw plugin_error("file " + quoted(info.file) + " is " + with_article(info.kind) +
+                           " plugin named '" + info.name + "', expected " + with_article(kind) +
+                           "; choose " + with_article(kind) + " plugin for this setting");
+
+    for (const auto& [key, value] : options) {
+        const bool declared =
+            std::any_of(info.options.begin(), info.options.end(),
+                        [&](const plugin_option_info& o) { return o.name == key; });
+        if (declared) continue;
+        std::string valid;
+        for (const plugin_option_info& o : info.options)
+            valid += (valid.empty() ? "" : ", ") + o.name;
+        throw plugin_error(
+            where + " has no option '" + key + "'; " +
+            (valid.empty() ? std::string("it takes no options") : "valid options: " + valid));
+    }
+
+    // The values handed to the factory point into `strings`, which lives until
+    // create() returns: a plugin reads its options in its constructor only.
+    std::deque<std::string> strings;
+    std::vector<rtkit_option_value> values;
+    values.reserve(info.options.size());
+    for (const plugin_option_info& o : info.options) {
+        const auto configured = options.find(o.name);
+        const option_value value = configured != options.end()
+                                       ? configured->second
+                                       : parse_default(o, info.name, info.file);
+        check_value(o, value, where);
+        rtkit_option_value out{o.name.c_str(), static_cast<std::uint32_t>(o.type), 0, nullptr};
+        if (const bool* b = std::get_if<bool>(&value)) out.int_value = *b ? 1 : 0;
+        if (const std::int64_t* i = std::get_if<std::int64_t>(&value)) out.int_value = *i;
+        if (const std::string* s = std::get_if<std::string>(&value))
+            out.string_value = strings.emplace_back(*s).c_str();
+        values.push_back(out);
+    }
+    const rtkit_plugin_args args{sizeof(rtkit_plugin_args), values.data(),
+                                 static_cast<std::uint32_t>(values.size())};
+
+    void* object = nullptr;
+    try {
+        object = plugin.descriptor->create(&args);
+    } catch (const std::exception& e) {
+        throw plugin_error(where + " failed to start: " + e.what());
+    } catch (...) {
+        throw plugin_error(where + " failed to start: its factory threw a non-standard exception");
+    }
+    if (object == nullptr)
+        throw plugin_error(where + " failed to start: its factory returned no object");
+
+    // The deleter owns a reference to the library: the code that destroys the
+    // object (and its vtable) stays mapped until the object is gone.
+    return std::shared_ptr<void>(object, [destroy = plugin.descriptor->destroy,
+                                          library = plugin.library](void* p) { destroy(p); });
+}
+
+}  // namespace rtkit

@@ -1,0 +1,214 @@
+#include "epoll_reactor.hpp"
+
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <ctime>
+#include <system_error>
+
+namespace rtkit_epoll {
+namespace {
+
+constexpr std::uint32_t no_slot = UINT32_MAX;
+/// The eventfd's user data: index no_slot is never a registration's.
+constexpr std::uint64_t wake_token = UINT64_MAX;
+
+constexpr std::uint32_t index_of(rtkit::io_token t) {
+    return static_cast<std::uint32_t>(t);
+}
+constexpr std::uint32_t generation_of(rtkit::io_token t) {
+    return static_cast<std::uint32_t>(t >> 32);
+}
+constexpr rtkit::io_token make_token(std::uint32_t index, std::uint32_t generation) {
+    return index | (std::uint64_t{generation} << 32);
+}
+
+[[noreturn]] void throw_errno(const char* what) {
+    throw std::system_error(errno, std::generic_category(), what);
+}
+
+unsigned ready_bits(std::uint32_t events) {
+    unsigned bits = 0;
+    if (events & EPOLLIN) bits |= rtkit::ready::readable;
+    if (events & EPOLLOUT) bits |= rtkit::ready::writable;
+    if (events & (EPOLLRDHUP | EPOLLHUP)) bits |= rtkit::ready::hangup;
+    if (events & EPOLLERR) bits |= rtkit::ready::error;
+    return bits;
+}
+
+/// Hangup and error concern every direction, so they are always reported.
+constexpr unsigned always_reported = rtkit::ready::hangup | rtkit::ready::error;
+
+}  // namespace
+
+epoll_reactor::epoll_reactor(const rtkit::plugin_options& options)
+    : epoll_reactor(static_cast<std::size_t>(options.get_int("events_per_poll"))) {}
+
+epoll_reactor::epoll_reactor(std::size_t events_per_poll)
+    : free_head_(no_slot), events_(events_per_poll) {
+    epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+    if (epoll_fd_ < 0) throw_errno("epoll_create1");
+    wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (wake_fd_ < 0) {
+        const int saved = errno;
+        close(epoll_fd_);
+        throw std::system_error(saved, std::generic_category(), "eventfd");
+    }
+    // Level-triggered: a wake not yet drained keeps the next wait from blocking.
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = wake_token;
+    if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev) < 0) {
+        const int saved = errno;
+        close(wake_fd_);
+        close(epoll_fd_);
+        throw std::system_error(saved, std::generic_category(), "epoll_ctl(ADD eventfd)");
+    }
+}
+
+epoll_reactor::~epoll_reactor() {
+    close(wake_fd_);
+    close(epoll_fd_);
+}
+
+epoll_reactor::registration* epoll_reactor::lookup(rtkit::io_token token) noexcept {
+    const std::uint32_t index = index_of(token);
+    if (index >= slab_.size()) return nullptr;
+    registration& r = slab_[index];
+    return r.in_use && r.generation == generation_of(token) ? &r : nullptr;
+}
+
+rtkit::io_token epoll_reactor::add(int fd, rtkit::interest what) {
+    std::uint32_t index = free_head_;
+    if (index == no_slot) {
+        slab_.emplace_back();
+        index = static_cast<std::uint32_t>(slab_.size() - 1);
+    } else {
+        free_head_ = slab_[index].next_free;
+    }
+    registration& r = slab_[index];
+    const rtkit::io_token token = make_token(index, r.generation);
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
+    ev.data.u64 = token;
+    if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) < 0) {
+        const int saved = errno;
+        r.next_free = free_head_;
+        free_head_ = index;
+        throw std::system_error(saved, std::generic_category(),
+                                "epoll_ctl(ADD, fd " + std::to_string(fd) + ")");
+    }
+    r.in_use = true;
+    r.fd = fd;
+    r.interest = static_cast<std::uint8_t>(what);
+    r.latched = 0;
+    return token;
+}
+
+void epoll_reactor::modify(rtkit::io_token token, rtkit::interest what) {
+    registration* r = lookup(token);
+    if (!r) throw std::system_error(ENOENT, std::generic_category(), "epoll reactor modify");
+    // Nothing to re-arm: the epoll registration already watches both directions.
+    r->interest = static_cast<std::uint8_t>(what);
+    if (!(r->interest & static_cast<std::uint8_t>(rtkit::interest::read))) r->reader.reset();
+    if (!(r->interest & static_cast<std::uint8_t>(rtkit::interest::write))) r->writer.reset();
+}
+
+void epoll_reactor::remove(rtkit::io_token token) noexcept {
+    registration* r = lookup(token);
+    if (!r) return;
+    // Fails harmlessly when the descriptor was already closed (epoll dropped it).
+    epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, r->fd, nullptr);
+    r->reader.reset();
+    r->writer.reset();
+    r->in_use = false;
+    r->fd = -1;
+    r->latched = 0;
+    if (++r->generation == 0) r->generation = 1;
+    r->next_free = free_head_;
+    free_head_ = index_of(token);
+}
+
+unsigned epoll_reactor::poll_ready(rtkit::io_token token, rtkit::interest want,
+                                   const rtkit::waker& w) {
+    registration* r = lookup(token);
+    if (!r) return rtkit::ready::error;
+    const unsigned want_bits = static_cast<unsigned>(want);
+    const unsigned ready = r->latched & (want_bits | always_reported);
+    if (ready) return ready;
+    // Re-arming the same task's waker is common (a retry loop): skip the clone.
+    if (want_bits & rtkit::ready::readable && !r->reader.will_wake(w)) r->reader = w;
+    if (want_bits & rtkit::ready::writable && !r->writer.will_wake(w)) r->writer = w;
+    return 0;
+}
+
+void epoll_reactor::clear_ready(rtkit::io_token token, unsigned bits) noexcept {
+    if (registration* r = lookup(token)) r->latched &= ~bits;
+}
+
+int epoll_reactor::wait(rtkit::duration timeout) {
+    const int capacity = static_cast<int>(events_.size());
+    if (have_pwait2_) {
+        timespec ts{};
+        const timespec* limit = nullptr;
+        if (timeout.count() >= 0) {
+            ts.tv_sec = static_cast<time_t>(timeout.count() / 1'000'000'000);
+            ts.tv_nsec = static_cast<long>(timeout.count() % 1'000'000'000);
+            limit = &ts;
+        }
+        const int n = epoll_pwait2(epoll_fd_, events_.data(), capacity, limit, nullptr);
+        if (n >= 0 || errno != ENOSYS) return n;
+        have_pwait2_ = false;  // kernel older than 5.11: millisecond waits from now on
+    }
+    int ms = -1;
+    if (timeout.count() >= 0) {
+        // Round up: waking before the deadline would only make the caller wait again.
+        const std::int64_t rounded = (timeout.count() + 999'999) / 1'000'000;
+        ms = rounded > INT_MAX ? INT_MAX : static_cast<int>(rounded);
+    }
+    return epoll_wait(epoll_fd_, events_.data(), capacity, ms);
+}
+
+void epoll_reactor::drain_wake_fd() noexcept {
+    std::uint64_t count = 0;
+    // EAGAIN means another drain got there first: nothing is lost either way.
+    [[maybe_unused]] const ssize_t n = read(wake_fd_, &count, sizeof count);
+    // After draining, the next wake() must write again. acq_rel: a waker that saw
+    // the flag still set published its work before our exchange.
+    wake_pending_.exchange(false, std::memory_order_acq_rel);
+}
+
+std::size_t epoll_reactor::poll(rtkit::duration timeout) {
+    const int n = wait(timeout);
+    if (n < 0) {
+        if (errno == EINTR) return 0;  // a signal: the caller re-checks and polls again
+        throw_errno("epoll_wait");
+    }
+    std::size_t became_ready = 0;
+    for (int i = 0; i < n; ++i) {
+        const epoll_event& ev = events_[static_cast<std::size_t>(i)];
+        if (ev.data.u64 == wake_token) {
+            drain_wake_fd();
+            continue;
+        }
+        registration* r = lookup(ev.data.u64);
+        if (!r) continue;  // removed after the kernel queued the event
+        const unsigned bits = ready_bits(ev.events);
+        r->latched |= bits;
+        if (bits & (r->interest | always_reported)) ++became_ready;
+        if (bits & (rtkit::ready::readable | always_reported)) r->reader.wake();
+        if (bits & (rtkit::ready::writable | always_reported)) r->writer.wake();
+    }
+    return became_ready;
+}
+
+void epoll_reactor::wake() noexcept {
+    if (wake_pending_.exchange(true, std::memory_order_acq_rel)) return;  // already pending
+    const std::uint64_t one = 1;
+    // Only EAGAIN (counter saturated) can fail here, and then a wake is pending anyway.
+    [[maybe_unused]] const ssize_t n = write(wake_fd_, &one, sizeof one);
+}
+
+}  // namespace rtkit_epoll

@@ -1,0 +1,71 @@
+#pragma once
+// rtkit_epoll::epoll_reactor: an edge-triggered epoll readiness reactor.
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include <sys/epoll.h>
+
+#include "rtkit/plugin.hpp"
+#include "rtkit/reactor.hpp"
+
+namespace rtkit_epoll {
+
+/// Readiness through one edge-triggered epoll registration per descriptor.
+///
+/// Every descriptor is registered once for EPOLLIN|EPOLLOUT|EPOLLRDHUP with
+/// EPOLLET: one epoll_ctl per add(), none per wait. Each event is latched into
+/// the registration's bits, so an edge that arrives while no waker is armed is
+/// kept until clear_ready(). Interest only decides which wakers may be armed and
+/// which events count as "became ready"; everything is latched, so widening the
+/// interest later loses nothing (an edge is reported once, and never again).
+///
+/// Registrations live in a slab; an io_token is `index | generation << 32`, and
+/// the same token is the epoll_event's user data, so an event fetched for a
+/// registration that was removed (and whose slot may be reused) fails the
+/// generation check and is dropped.
+class epoll_reactor final : public rtkit::reactor {
+  public:
+    explicit epoll_reactor(const rtkit::plugin_options& options);
+    explicit epoll_reactor(std::size_t events_per_poll);
+    ~epoll_reactor() override;
+    epoll_reactor(const epoll_reactor&) = delete;
+    epoll_reactor& operator=(const epoll_reactor&) = delete;
+
+    rtkit::io_token add(int fd, rtkit::interest what) override;
+    void modify(rtkit::io_token token, rtkit::interest what) override;
+    void remove(rtkit::io_token token) noexcept override;
+    unsigned poll_ready(rtkit::io_token token, rtkit::interest want,
+                        const rtkit::waker& w) override;
+    void clear_ready(rtkit::io_token token, unsigned bits) noexcept override;
+    std::size_t poll(rtkit::duration timeout) override;
+    void wake() noexcept override;
+
+  private:
+    struct registration {
+        std::uint32_t generation = 1;  ///< bumped on remove(); never 0, so no token is 0
+        std::uint32_t next_free = 0;   ///< free-list link while unused
+        bool in_use = false;
+        std::uint8_t interest = 0;  ///< rtkit::interest bits
+        unsigned latched = 0;       ///< rtkit::ready bits seen and not yet cleared
+        int fd = -1;
+        rtkit::waker reader;  ///< armed by poll_ready for read
+        rtkit::waker writer;  ///< armed by poll_ready for write
+    };
+
+    /// The registration a token names, or nullptr when the token is stale.
+    registration* lookup(rtkit::io_token token) noexcept;
+    int wait(rtkit::duration timeout);
+    void drain_wake_fd() noexcept;
+
+    int epoll_fd_ = -1;
+    int wake_fd_ = -1;  ///< eventfd; its token is wake_token, never a registration's
+    /// Set by the first wake() since the last drain; later wakes skip the write.
+    std::atomic<bool> wake_pending_{false};
+    bool have_pwait2_ = true;  ///< epoll_pwait2 (ns timeouts); false after ENOSYS
+    std::vector<registration> slab_;
+    std::uint32_t free_head_;
+    std::vector<epoll_event> events_;  ///< poll()'s batch buffer, reused
+};
+
+}  // namespace rtkit_epoll

@@ -1,0 +1,19 @@
+// The export of the timing wheel plugin: its descriptor and nothing else.
+#include "rtkit/plugin.hpp"
+#include "timing_wheel.hpp"
+
+namespace {
+
+constexpr rtkit_option_decl wheel_options[] = {
+    {"tick_us", RTKIT_OPTION_INT, "1000", 10, 1000000, nullptr,
+     "wheel resolution in microseconds; next_deadline is rounded up to it"},
+};
+
+constexpr rtkit_plugin_descriptor wheel_descriptor =
+    rtkit::make_plugin_descriptor<rtkit::timer_driver, rtkit_wheel::timing_wheel>(
+        "wheel", "1.0.0", "hierarchical timing wheel: 6 levels x 64 slots, O(1) insert and cancel",
+        wheel_options, 1);
+
+}  // namespace
+
+RTKIT_EXPORT_PLUGIN(wheel_descriptor)
