@@ -263,7 +263,9 @@ void timing_wheel::cascade(unsigned level, unsigned slot) noexcept {
 
 std::size_t timing_wheel::fire(rtkit::instant now) {
     const std::int64_t now_ns = now.time_since_epoch().count();
-    const std::uint64_t now_tick = tick_of(now_ns);
+    // A `now` behind the wheel (an earlier now() than a previous fire's) can only
+    // find due entries in the current tick's slot, which the exact compare handles.
+    const std::uint64_t now_tick = std::max(tick_of(now_ns), elapsed_);
     std::size_t fired = 0;
     while (armed_ > 0) {
         unsigned level = 0;
