@@ -13,6 +13,8 @@ TEST_CASE("edit distance counts insertions, deletions and substitutions") {
     CHECK(edit_distance("reactr", "reactor") == 1);
     CHECK(edit_distance("kitten", "sitting") == 3);
     CHECK(edit_distance("flavour", "flavor") == 1);
+    CHECK(edit_distance("cuont", "count") == 1);  // a swap is one edit
+    CHECK(edit_distance("ab", "ba") == 1);
 }
 
 TEST_CASE("closest match picks the nearest plausible candidate only") {

@@ -9,7 +9,8 @@
 
 namespace rtkit::config {
 
-/// Levenshtein distance (insert, delete, substitute each cost 1).
+/// Edit distance: insert, delete, substitute or swap two adjacent characters,
+/// each costs 1 (optimal string alignment).
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
 /// The candidate closest to `word`, if it is close enough to be a plausible

@@ -1,0 +1,69 @@
+#include "rtkit/script/token.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace rtkit::script {
+
+std::string_view describe(token_kind kind) noexcept {
+    switch (kind) {
+        case token_kind::end_of_file:
+            return "end of file";
+        case token_kind::newline:
+            return "end of line";
+        case token_kind::identifier:
+            return "a name";
+        case token_kind::keyword:
+            return "a keyword";
+        case token_kind::integer:
+            return "an integer";
+        case token_kind::duration:
+            return "a duration";
+        case token_kind::string:
+            return "a string";
+        case token_kind::left_brace:
+            return "'{'";
+        case token_kind::right_brace:
+            return "'}'";
+        case token_kind::left_paren:
+            return "'('";
+        case token_kind::right_paren:
+            return "')'";
+        case token_kind::plus:
+            return "'+'";
+        case token_kind::minus:
+            return "'-'";
+        case token_kind::star:
+            return "'*'";
+        case token_kind::slash:
+            return "'/'";
+        case token_kind::percent:
+            return "'%'";
+        case token_kind::equals:
+            return "'='";
+    }
+    return "a token";
+}
+
+std::string describe(const token& t) {
+    switch (t.kind) {
+        case token_kind::identifier:
+        case token_kind::keyword:
+        case token_kind::duration:
+            return "'" + t.text + "'";
+        case token_kind::integer:
+            return "'" + std::to_string(t.number) + "'";
+        default:
+            return std::string(describe(t.kind));
+    }
+}
+
+bool is_keyword(std::string_view word) noexcept {
+    static constexpr std::array<std::string_view, 25> keywords{
+        "as",   "assert", "break", "cancel",  "channel", "close", "else",   "false",  "fn",
+        "if",   "join",   "let",   "loop",    "print",   "recv",  "region", "repeat", "return",
+        "send", "sleep",  "spawn", "timeout", "true",    "while", "yield"};
+    return std::find(keywords.begin(), keywords.end(), word) != keywords.end();
+}
+
+}  // namespace rtkit::script

@@ -1,0 +1,65 @@
+#include "rtkit/script/lexer.hpp"
+
+#include <doctest/doctest.h>
+
+#include "rtkit/script/script_error.hpp"
+
+using namespace rtkit::script;
+
+namespace {
+std::vector<token> lex(std::string text) {
+    static source_file file;  // tokens point at it; one test at a time
+    file = source_file{"t.rts", std::move(text)};
+    return tokenize(file);
+}
+}  // namespace
+
+TEST_CASE("tokens carry their kind, value and 1-based line and column") {
+    const auto tokens = lex("let x = 10ms  # comment\n\n  print \"a\\\"b\\n\" -3\n");
+    REQUIRE(tokens.size() == 11);
+    CHECK(tokens[0].kind == token_kind::keyword);
+    CHECK(tokens[0].text == "let");
+    CHECK(tokens[1].kind == token_kind::identifier);
+    CHECK(tokens[1].where.column == 5);
+    CHECK(tokens[2].kind == token_kind::equals);
+    CHECK(tokens[3].kind == token_kind::duration);
+    CHECK(tokens[3].number == 10'000'000);
+    CHECK(tokens[4].kind == token_kind::newline);  // comment and blank line add nothing
+    CHECK(tokens[5].text == "print");
+    CHECK(tokens[5].where.line == 3);
+    CHECK(tokens[5].where.column == 3);
+    CHECK(tokens[6].kind == token_kind::string);
+    CHECK(tokens[6].text == "a\"b\n");
+    CHECK(tokens[7].kind == token_kind::minus);
+    CHECK(tokens[8].number == 3);
+    CHECK(tokens[9].kind == token_kind::newline);
+    CHECK(tokens[10].kind == token_kind::end_of_file);
+}
+
+TEST_CASE("every duration unit") {
+    CHECK(lex("7ns")[0].number == 7);
+    CHECK(lex("7us")[0].number == 7'000);
+    CHECK(lex("7ms")[0].number == 7'000'000);
+    CHECK(lex("7s")[0].number == 7'000'000'000);
+}
+
+TEST_CASE("the largest integer lexes and one more does not") {
+    CHECK(lex("9223372036854775807")[0].number == 9223372036854775807);
+    CHECK_THROWS_WITH_AS(lex("9223372036854775808"),
+                         doctest::Contains("integer literal is too large"), script_error);
+    CHECK_THROWS_WITH_AS(lex("9223372037s"), doctest::Contains("duration is too long"),
+                         script_error);
+}
+
+TEST_CASE("lexical errors name the problem") {
+    CHECK_THROWS_WITH_AS(lex("print \"abc"),
+                         "t.rts:1:7: error: unterminated string (a string "
+                         "ends with \" on the same line)",
+                         script_error);
+    CHECK_THROWS_WITH_AS(lex("print \"a\\q\""),
+                         doctest::Contains("t.rts:1:9: error: unknown escape"), script_error);
+    CHECK_THROWS_WITH_AS(lex("sleep 10m"), doctest::Contains("unknown unit 'm'"), script_error);
+    CHECK_THROWS_WITH_AS(lex("x = 1 @ 2"), "t.rts:1:7: error: unexpected character '@'",
+                         script_error);
+    CHECK_THROWS_WITH_AS(lex("x = \x01"), doctest::Contains("unexpected byte 0x01"), script_error);
+}

@@ -1,0 +1,81 @@
+// The parser must never crash: every input either parses or throws a
+// script_error with a position inside the file.
+#include <doctest/doctest.h>
+
+#include <random>
+#include <string>
+
+#include "parse_helpers.hpp"
+
+using namespace rtkit::script;
+
+namespace {
+
+/// Parses `text`; fails the test on anything but success or a syntax error
+/// with a sane position.
+void parse_or_syntax_error(const std::string& text) {
+    try {
+        parse("nasty.rts", text);
+    } catch (const script_error& e) {
+        CHECK(e.kind() == error_kind::syntax);
+        CHECK(e.where().line >= 1);
+        CHECK(e.where().column >= 1);
+        CHECK(format_diagnostic(e).find('^') != std::string::npos);
+    }
+}
+
+std::string repeated(std::string_view piece, std::size_t times) {
+    std::string text;
+    for (std::size_t i = 0; i < times; ++i)
+        text += piece;
+    return text;
+}
+
+}  // namespace
+
+TEST_CASE("unterminated strings, unbalanced braces, huge numbers") {
+    CHECK(syntax_error_of("print \"never closed\n") ==
+          "1:7: unterminated string (a string ends with \" on the same line)");
+    CHECK(syntax_error_of("print \"ends in a backslash\\") ==
+          "1:7: unterminated string (a string ends with \" on the same line)");
+    CHECK(syntax_error_of("}\n}\n{\n") == "1:1: unmatched '}' (no block is open here)");
+    CHECK(syntax_error_of("{\n") == "1:1: expected a statement, found '{'");
+    CHECK(syntax_error_of("print 99999999999999999999999999999999\n") ==
+          "1:7: integer literal is too large (the largest is 9223372036854775807)");
+}
+
+TEST_CASE("deep nesting is refused with a position, not a stack overflow") {
+    std::string blocks = repeated("repeat 1 {\n", 100000) + repeated("}\n", 100000);
+    CHECK(syntax_error_of(blocks).find("blocks are nested too deeply") != std::string::npos);
+    CHECK(syntax_error_of("print " + repeated("(", 100000) + "1" + repeated(")", 100000))
+              .find("expression is nested too deeply") != std::string::npos);
+    CHECK(syntax_error_of("print " + repeated("-", 100000) + "1")
+              .find("expression is nested too deeply") != std::string::npos);
+    CHECK(syntax_error_of("print 1" + repeated(" + 1", 100000))
+              .find("expression is nested too deeply") != std::string::npos);
+    // Just inside the limits is fine.
+    CHECK(syntax_error_of(repeated("repeat 1 {\n", max_block_depth) +
+                          repeated("}\n", max_block_depth))
+              .empty());
+    CHECK(syntax_error_of("print " + repeated("(", 200) + "1" + repeated(")", 200)).empty());
+}
+
+TEST_CASE("random bytes and random token soup never crash the parser") {
+    std::mt19937 rng(20240611);
+    const std::string pieces[] = {
+        "spawn", "join",  "let", "print", "repeat", "sleep", "yield",
+        "{",     "}",     "(",   ")",     "+",      "-",     "*",
+        "/",     "%",     "=",   "\n",    " ",      "x",     "1",
+        "10ms",  "\"s\"", "#c",  "\"",    "\\",     "\t",    "9999999999999999999"};
+    for (int round = 0; round < 2000; ++round) {
+        std::string soup;
+        const int length = static_cast<int>(rng() % 40);
+        for (int i = 0; i < length; ++i)
+            soup += pieces[rng() % std::size(pieces)];
+        parse_or_syntax_error(soup);
+        std::string bytes;
+        for (int i = 0; i < length; ++i)
+            bytes += static_cast<char>(rng() % 256);
+        parse_or_syntax_error(bytes);
+    }
+}
