@@ -95,6 +95,17 @@ plugin_info describe(const rtkit_plugin_descriptor& d, const fs::path& file) {
     return info;
 }
 
+/// dlerror's own words out of Boost.DLL's load error, which wraps them in
+/// "...(dlerror system message: <text>): <unrelated errno text>".
+std::string dlerror_text(const std::exception& e) {
+    const std::string what = e.what();
+    const std::string marker = "dlerror system message: ";
+    const std::size_t start = what.find(marker);
+    const std::size_t end = what.rfind("): ");
+    if (start == std::string::npos || end == std::string::npos || end < start) return what;
+    return what.substr(start + marker.size(), end - start - marker.size());
+}
+
 /// Loads `file` and checks its descriptor, in an order where each check only
 /// reads fields the previous ones proved to exist.
 checked_plugin load_checked(const fs::path& requested) {
@@ -114,7 +125,7 @@ checked_plugin load_checked(const fs::path& requested) {
         plugin.library = std::make_shared<boost::dll::shared_library>(
             file, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
     } catch (const std::exception& e) {
-        throw plugin_error("cannot load plugin file " + quoted(file) + ": " + e.what() +
+        throw plugin_error("cannot load plugin file " + quoted(file) + ": " + dlerror_text(e) +
                            "; it must be a shared library built for this platform, with its "
                            "dependencies installed");
     }
