@@ -29,7 +29,7 @@ struct schedulable {
 /// steal() call is made by the kernel under the victim's own synchronisation.
 /// No method blocks or throws except where noted.
 class lane_policy {
-public:
+  public:
     virtual ~lane_policy() = default;
 
     /// Makes `task` runnable in lane `which`. For the timed lane, `deadline` is

@@ -111,17 +111,17 @@ namespace rtkit {
 
 /// Maps a plugin interface to its descriptor kind.
 template <class Interface>
-inline constexpr std::uint32_t plugin_kind_of = 0;
+inline constexpr rtkit_plugin_kind plugin_kind_of = static_cast<rtkit_plugin_kind>(0);
 template <>
-inline constexpr std::uint32_t plugin_kind_of<reactor> = RTKIT_PLUGIN_REACTOR;
+inline constexpr rtkit_plugin_kind plugin_kind_of<reactor> = RTKIT_PLUGIN_REACTOR;
 template <>
-inline constexpr std::uint32_t plugin_kind_of<timer_driver> = RTKIT_PLUGIN_TIMER;
+inline constexpr rtkit_plugin_kind plugin_kind_of<timer_driver> = RTKIT_PLUGIN_TIMER;
 template <>
-inline constexpr std::uint32_t plugin_kind_of<lane_policy> = RTKIT_PLUGIN_LANES;
+inline constexpr rtkit_plugin_kind plugin_kind_of<lane_policy> = RTKIT_PLUGIN_LANES;
 
 /// Read access to the option values a factory receives.
 class plugin_options {
-public:
+  public:
     explicit plugin_options(const rtkit_plugin_args* args) : args_(args) {}
 
     /// The value of an INT or BOOL option; throws std::invalid_argument when the
@@ -133,7 +133,7 @@ public:
         return s ? s : "";
     }
 
-private:
+  private:
     const rtkit_option_value& find(std::string_view name) const {
         for (std::uint32_t i = 0; args_ && i < args_->option_count; ++i)
             if (name == args_->options[i].name) return args_->options[i];

@@ -16,7 +16,7 @@ namespace rtkit {
 /// A plugin could not be found, loaded, checked or created. what() says what
 /// happened, to which file, and what to do about it.
 class plugin_error : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
@@ -54,7 +54,7 @@ std::string_view kind_name(rtkit_plugin_kind kind) noexcept;
 /// kind and name. Objects returned by create() keep their library loaded.
 /// Thread-safe: a loader holds no mutable state after construction.
 class plugin_loader {
-public:
+  public:
     /// `extra_dirs` are searched after the built-in directory, then RTKIT_PLUGIN_PATH.
     explicit plugin_loader(std::vector<std::filesystem::path> extra_dirs = {});
 
@@ -92,7 +92,7 @@ public:
         return create<Interface>(find(plugin_kind_of<Interface>, name), options);
     }
 
-private:
+  private:
     std::shared_ptr<void> create_erased(const std::filesystem::path& file, std::uint32_t kind,
                                         const option_table& options) const;
     std::vector<std::filesystem::path> dirs_;

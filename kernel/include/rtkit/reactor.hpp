@@ -34,7 +34,7 @@ using io_token = std::uint64_t;
 /// I/O loop is: try the syscall; on EAGAIN clear_ready() the bit it needed, then
 /// poll_ready() with the task's waker; suspend if it returned 0.
 class reactor {
-public:
+  public:
     virtual ~reactor() = default;
 
     /// Owner thread. Starts watching `fd` for `what`. Does not take ownership of

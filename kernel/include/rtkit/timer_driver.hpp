@@ -18,10 +18,10 @@ using timer_handle = std::uint64_t;
 /// timers through the kernel, which forwards the request to the owner.
 /// Fired wakers must not call back into the driver (kernel wakers only enqueue).
 class timer_driver {
-public:
+  public:
     virtual ~timer_driver() = default;
 
-    /// Owner thread. The driver's clock: monotonic, never goes back.
+    /// Any thread. The driver's clock: monotonic, never goes back.
     virtual instant now() const noexcept = 0;
 
     /// Owner thread. Arms `w` to be woken once at or after `deadline` (a deadline

@@ -20,14 +20,15 @@ struct waker_vtable {
 /// a no-op, and a wake from any thread is safe. An empty waker (default
 /// constructed or moved from) ignores wakes.
 class waker {
-public:
+  public:
     waker() noexcept = default;
     waker(void* data, const waker_vtable* vtable) noexcept : data_(data), vtable_(vtable) {}
     waker(const waker& other) noexcept
         : data_(other.vtable_ ? other.vtable_->clone(other.data_) : nullptr),
           vtable_(other.vtable_) {}
     waker(waker&& other) noexcept
-        : data_(std::exchange(other.data_, nullptr)), vtable_(std::exchange(other.vtable_, nullptr)) {}
+        : data_(std::exchange(other.data_, nullptr)),
+          vtable_(std::exchange(other.vtable_, nullptr)) {}
     waker& operator=(waker other) noexcept {
         std::swap(data_, other.data_);
         std::swap(vtable_, other.vtable_);
@@ -56,7 +57,7 @@ public:
     void* data() const noexcept { return data_; }
     const waker_vtable* vtable() const noexcept { return vtable_; }
 
-private:
+  private:
     void* data_ = nullptr;
     const waker_vtable* vtable_ = nullptr;
 };

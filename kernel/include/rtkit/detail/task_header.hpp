@@ -1,0 +1,92 @@
+#pragma once
+// The part of every task that the kernel schedules. Not API: templates in the
+// public headers need it, so it lives here, in rtkit::detail.
+#include <atomic>
+#include <coroutine>
+#include <cstdint>
+
+#include "rtkit/lane_policy.hpp"
+#include "rtkit/waker.hpp"
+
+namespace rtkit {
+
+/// A task's identity within its runtime: slab index and generation. A stale id
+/// (the task finished and its slot was reused) is detected, never aliased.
+struct task_id {
+    std::uint64_t raw = 0;
+    std::uint32_t index() const noexcept { return static_cast<std::uint32_t>(raw); }
+    std::uint32_t generation() const noexcept { return static_cast<std::uint32_t>(raw >> 32); }
+    explicit operator bool() const noexcept { return raw != 0; }
+    friend bool operator==(task_id, task_id) = default;
+};
+
+namespace detail {
+
+class scheduler;
+struct root_signal;
+
+/// State bits of a task, in task_header::state.
+namespace task_state {
+inline constexpr std::uint32_t scheduled = 1u << 0;         ///< queued, or about to be
+inline constexpr std::uint32_t running = 1u << 1;           ///< being polled
+inline constexpr std::uint32_t notified = 1u << 2;          ///< woken while running: poll again
+inline constexpr std::uint32_t complete = 1u << 3;          ///< finished; the outcome is set
+inline constexpr std::uint32_t join_waker = 1u << 4;        ///< join_waker holds the joiner's waker
+inline constexpr std::uint32_t cancel_requested = 1u << 5;  ///< unwind at the next await point
+}  // namespace task_state
+
+/// Scheduling record embedded in every task's coroutine promise, so a spawned
+/// task costs exactly one allocation: its coroutine frame.
+///
+/// Life: `refs` counts the scheduler (until complete), the join handle, and
+/// each waker. The frame is destroyed when the count reaches zero.
+struct task_header : schedulable {
+    std::atomic<std::uint32_t> state{0};
+    std::atomic<std::uint32_t> refs{0};
+    /// Where wakes go: the runtime's scheduler, or (for a block_on root) the
+    /// driver's root signal.
+    scheduler* sched = nullptr;
+    root_signal* root = nullptr;
+    /// The innermost coroutine of this task that is suspended: tasks awaited
+    /// inline move it down and back up, so the worker always resumes here.
+    std::coroutine_handle<> resume_point;
+    /// The task's own (outermost) frame; destroyed when refs reach zero.
+    std::coroutine_handle<> frame;
+    /// The joiner's waker, valid while state has join_waker.
+    waker join_waker;
+    task_id id;
+    /// The pending leaf awaiter's readiness check, or null. The worker calls it
+    /// before resuming: a wake that did not make the awaited thing ready (a
+    /// stale waker, say) then costs a check instead of a wrong resume. It may
+    /// re-arm its waker before answering false.
+    bool (*leaf_ready)(void* awaiter) = nullptr;
+    void* leaf = nullptr;
+    /// Set by the outermost frame's final suspend; read by the polling thread.
+    bool finished = false;
+    /// Set by yield_now: requeue after this poll, behind the other ready tasks.
+    bool yielded = false;
+
+    /// A waker for this task (takes a reference).
+    waker make_waker() noexcept;
+    /// Drops one reference; destroys the frame at zero.
+    void release() noexcept;
+};
+
+/// The task being polled on this thread, or nullptr outside a poll.
+task_header* current_task() noexcept;
+
+/// Throws task_cancelled when the task polled on this thread has a pending
+/// cancellation request. Every kernel await point calls it.
+[[noreturn]] void throw_cancelled();
+inline void check_cancel() {
+    task_header* t = current_task();
+    if (t && (t->state.load(std::memory_order_relaxed) & task_state::cancel_requested))
+        throw_cancelled();
+}
+inline bool cancel_pending() noexcept {
+    task_header* t = current_task();
+    return t && (t->state.load(std::memory_order_relaxed) & task_state::cancel_requested);
+}
+
+}  // namespace detail
+}  // namespace rtkit

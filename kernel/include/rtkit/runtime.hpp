@@ -1,0 +1,76 @@
+#pragma once
+// rtkit::runtime: a runtime built from a configuration, and block_on.
+#include <memory>
+#include <string>
+
+#include "rtkit/cx.hpp"
+#include "rtkit/runtime_config.hpp"
+#include "rtkit/task.hpp"
+
+namespace rtkit {
+
+namespace detail {
+class runtime_core;
+}
+
+/// What a runtime is made of, for diagnostics.
+struct runtime_description {
+    std::string flavor;
+    std::string reactor, timer, lanes;  ///< plugin name and file of each
+};
+
+/// A runtime: the kernel plus the reactor, timer driver and lane policy its
+/// configuration names, loaded from their plugin files.
+///
+/// The current-thread flavor has one worker. Between block_on calls it runs on
+/// a background thread, so spawned work keeps going; block_on borrows it, so
+/// the root and every task run on the calling thread for the call's duration.
+/// Destroying the runtime cancels the tasks still alive, lets them unwind, and
+/// joins the background thread.
+class runtime {
+  public:
+    /// Loads the plugins and starts the background worker. Throws plugin_error
+    /// when a plugin cannot be loaded, std::invalid_argument for a bad flavor.
+    explicit runtime(const runtime_config& config = {});
+    ~runtime();
+    runtime(const runtime&) = delete;
+    runtime& operator=(const runtime&) = delete;
+
+    /// Runs `root` to completion on this thread and returns its value, or
+    /// rethrows what it threw (after the worker has been handed back). May be
+    /// nested, from inside a root, to any depth.
+    template <class T>
+    T block_on(task<T> root) {
+        auto frame = root.release();
+        detail::promise<T>& p = frame.promise();
+        p.owner = &p;
+        p.frame = frame;
+        p.resume_point = frame;
+        p.refs.store(1, std::memory_order_relaxed);
+        struct release_on_exit {
+            detail::task_header* t;
+            ~release_on_exit() { t->release(); }
+        } guard{&p};
+        drive(&p);
+        if constexpr (std::is_void_v<T>)
+            std::move(p.result).value();
+        else
+            return std::move(p.result).value();
+    }
+
+    /// Stops the runtime: cancels live tasks and joins the background thread.
+    /// Idempotent; the destructor calls it.
+    void shutdown();
+
+    /// True when no task (including a running block_on root) is alive.
+    bool is_quiescent() const;
+
+    /// The flavor and the plugins in use.
+    const runtime_description& description() const noexcept;
+
+  private:
+    void drive(detail::task_header* root);
+    std::unique_ptr<detail::runtime_core> core_;
+};
+
+}  // namespace rtkit

@@ -1,0 +1,157 @@
+#pragma once
+// rtkit::task<T>: the lazy coroutine type every rtkit task is written in.
+#include <coroutine>
+#include <cstddef>
+#include <exception>
+#include <type_traits>
+#include <utility>
+
+#include "rtkit/detail/task_header.hpp"
+#include "rtkit/outcome.hpp"
+
+namespace rtkit {
+
+template <class T = void>
+class task;
+
+namespace detail {
+
+/// Frames come from the kernel's frame allocator (a per-thread cache of
+/// recently freed frames) instead of straight from malloc.
+void* allocate_frame(std::size_t size);
+void free_frame(void* frame, std::size_t size) noexcept;
+
+/// Promise part shared by every task<T>.
+struct promise_base : task_header {
+    /// When awaited inline: the awaiting coroutine, resumed when this one ends.
+    std::coroutine_handle<> continuation;
+    /// The spawned task this frame runs in (itself when outermost).
+    task_header* owner = nullptr;
+
+    static void* operator new(std::size_t size) { return allocate_frame(size); }
+    static void operator delete(void* frame, std::size_t size) noexcept { free_frame(frame, size); }
+
+    std::suspend_always initial_suspend() noexcept { return {}; }
+
+    struct final_awaiter {
+        bool await_ready() noexcept { return false; }
+        template <class Promise>
+        std::coroutine_handle<> await_suspend(std::coroutine_handle<Promise> self) noexcept {
+            promise_base& p = self.promise();
+            if (p.continuation) {
+                p.owner->resume_point = p.continuation;
+                return p.continuation;
+            }
+            p.finished = true;
+            return std::noop_coroutine();
+        }
+        void await_resume() noexcept {}
+    };
+    final_awaiter final_suspend() noexcept { return {}; }
+};
+
+/// The outcome for the exception being handled: cancelled for task_cancelled,
+/// panicked for anything else.
+template <class T>
+outcome<T> outcome_of_exception() noexcept {
+    try {
+        throw;
+    } catch (const task_cancelled& c) {
+        return outcome<T>::cancelled(c.reason());
+    } catch (...) {
+        return outcome<T>::panicked(std::current_exception());
+    }
+}
+
+template <class T>
+struct promise : promise_base {
+    outcome<T> result;
+    task<T> get_return_object() noexcept;
+    template <class U = T>
+    void return_value(U&& value) {
+        result = outcome<T>::ok(std::forward<U>(value));
+    }
+    void unhandled_exception() noexcept { result = outcome_of_exception<T>(); }
+};
+
+template <>
+struct promise<void> : promise_base {
+    outcome<void> result;
+    task<void> get_return_object() noexcept;
+    void return_void() noexcept { result = outcome<void>::ok(); }
+    void unhandled_exception() noexcept { result = outcome_of_exception<void>(); }
+};
+
+}  // namespace detail
+
+/// A lazy coroutine producing a T. Nothing runs until it is awaited (inline, as
+/// part of the awaiting task), spawned (as a task of its own) or given to
+/// runtime::block_on. `co_await some_task` returns its value or rethrows what it
+/// threw. A task is move-only; destroying one that never ran destroys its frame.
+template <class T>
+class [[nodiscard]] task {
+  public:
+    using promise_type = detail::promise<T>;
+    using handle_type = std::coroutine_handle<promise_type>;
+
+    task() noexcept = default;
+    explicit task(handle_type h) noexcept : handle_(h) {}
+    task(task&& other) noexcept : handle_(std::exchange(other.handle_, {})) {}
+    task& operator=(task other) noexcept {
+        std::swap(handle_, other.handle_);
+        return *this;
+    }
+    ~task() {
+        if (handle_) handle_.destroy();
+    }
+
+    bool valid() const noexcept { return static_cast<bool>(handle_); }
+
+    /// Gives up ownership of the frame (the kernel takes it when spawning).
+    handle_type release() noexcept { return std::exchange(handle_, {}); }
+
+    /// Awaiting a task runs it inline: same spawned task, same worker.
+    class awaiter {
+      public:
+        explicit awaiter(handle_type child) noexcept : child_(child) {}
+        bool await_ready() const noexcept { return false; }
+        template <class Parent>
+        std::coroutine_handle<> await_suspend(std::coroutine_handle<Parent> parent) noexcept {
+            detail::task_header* owner;
+            if constexpr (std::is_base_of_v<detail::promise_base, Parent>)
+                owner = parent.promise().owner;
+            else
+                owner = detail::current_task();
+            promise_type& p = child_.promise();
+            p.continuation = parent;
+            p.owner = owner;
+            owner->resume_point = child_;
+            return child_;
+        }
+        T await_resume() {
+            if constexpr (std::is_void_v<T>)
+                std::move(child_.promise().result).value();
+            else
+                return std::move(child_.promise().result).value();
+        }
+
+      private:
+        handle_type child_;
+    };
+    awaiter operator co_await() && noexcept { return awaiter(handle_); }
+
+  private:
+    handle_type handle_;
+};
+
+namespace detail {
+template <class T>
+task<T> promise<T>::get_return_object() noexcept {
+    return task<T>(std::coroutine_handle<promise<T>>::from_promise(*this));
+}
+inline task<void> promise<void>::get_return_object() noexcept {
+    return task<void>(std::coroutine_handle<promise<void>>::from_promise(*this));
+}
+}  // namespace detail
+
+}  // namespace rtkit

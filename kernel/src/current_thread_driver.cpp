@@ -1,0 +1,301 @@
+#include "current_thread_driver.hpp"
+
+#include <chrono>
+
+#include "thread_context.hpp"
+
+namespace rtkit::detail {
+
+namespace {
+/// The parked background thread re-checks the shutdown flag at least this often.
+constexpr auto background_wait_slice = std::chrono::milliseconds(100);
+/// The post-root drain returns after this many stop checks even if work remains,
+/// so a self-waking task cannot keep block_on from returning.
+constexpr unsigned post_root_drain_turns = 64;
+}  // namespace
+
+class current_thread_driver::loan {
+  public:
+    loan(current_thread_driver& driver, std::unique_ptr<worker> w, return_to to)
+        : driver_(driver), worker_(std::move(w)), to_(to) {}
+    ~loan() {
+        if (!worker_) return;
+        if (to_ == return_to::background)
+            driver_.release(std::move(worker_));
+        else
+            driver_.park_reentrant(std::move(worker_));
+    }
+    loan(const loan&) = delete;
+    loan& operator=(const loan&) = delete;
+    std::unique_ptr<worker>& slot() noexcept { return worker_; }
+
+  private:
+    current_thread_driver& driver_;
+    std::unique_ptr<worker> worker_;
+    return_to to_;
+};
+
+current_thread_driver::current_thread_driver(scheduler& sched) : sched_(sched) {
+    sched_.on_wake_resting = [this] {
+        std::lock_guard lock(mutex_);
+        changed_.notify_all();
+    };
+}
+
+bool current_thread_driver::on_background_thread() {
+    std::lock_guard lock(mutex_);
+    return background_thread_ == std::this_thread::get_id();
+}
+
+void current_thread_driver::run_background(std::unique_ptr<worker> w) {
+    {
+        std::lock_guard lock(mutex_);
+        background_thread_ = std::this_thread::get_id();
+    }
+    auto handover_requested = [this] {
+        return handover_requested_.load(std::memory_order_acquire);
+    };
+    while (true) {
+        {
+            scoped_worker holder(w.get(), &sched_);
+            w->run_loop_until(handover_requested, false);
+        }
+        if (sched_.shutting_down.load(std::memory_order_acquire)) break;
+
+        std::unique_lock lock(mutex_);
+        if (slot_ == slot_state::closed) break;
+        if (slot_ != slot_state::requested) {
+            // Only a requester holding `requested` raises the flag: a stale flag
+            // means the requester already went away.
+            handover_requested_.store(false, std::memory_order_release);
+            continue;
+        }
+        // Local (thread-affine) tasks will pin the worker here; until they exist
+        // every handover is granted.
+        slot_ = slot_state::offered;
+        held_ = std::move(w);
+        changed_.notify_all();
+
+        while (true) {
+            if (slot_ == slot_state::closed) return;  // shutdown() retired what the slot held
+            if (slot_ == slot_state::returned && resting_worker_needs_driving()) {
+                w = std::move(held_);
+                slot_ = slot_state::background;
+                sched_.park.store(scheduler::dispatching, std::memory_order_seq_cst);
+                changed_.notify_all();
+                break;
+            }
+            if (sched_.shutting_down.load(std::memory_order_acquire)) {
+                lock.unlock();
+                shutdown();
+                return;
+            }
+            if (slot_ == slot_state::returned && resting_deadline_) {
+                duration left = *resting_deadline_ - sched_.now();
+                changed_.wait_for(lock, std::min<duration>(left, background_wait_slice));
+            } else {
+                changed_.wait_for(lock, background_wait_slice);
+            }
+        }
+    }
+    shutdown();
+    w.reset();  // retire on this thread, with no lock held
+}
+
+bool current_thread_driver::resting_worker_needs_driving() const {
+    if (!resting_ || sched_.remote_pending()) return true;
+    return resting_deadline_ && *resting_deadline_ <= sched_.now();
+}
+
+std::unique_ptr<worker> current_thread_driver::acquire() {
+    if (on_background_thread()) return nullptr;
+    const std::thread::id me = std::this_thread::get_id();
+    std::unique_lock lock(mutex_);
+    switch (slot_) {
+        case slot_state::returned:
+            // Fast path: the previous borrower handed it back and the background
+            // thread has not taken it yet (always so when it came back idle).
+            slot_ = slot_state::loaned;
+            sched_.park.store(scheduler::dispatching, std::memory_order_seq_cst);
+            return std::move(held_);
+        case slot_state::background:
+            slot_ = slot_state::requested;
+            requester_ = me;
+            break;
+        default:
+            return nullptr;
+    }
+    handover_requested_.store(true, std::memory_order_release);
+    sched_.io().wake();  // the background thread may be blocked in the reactor
+    while (true) {
+        if (slot_ == slot_state::offered && requester_ == me) {
+            slot_ = slot_state::loaned;
+            handover_requested_.store(false, std::memory_order_release);
+            return std::move(held_);
+        }
+        if (slot_ == slot_state::requested && requester_ == me) {
+            changed_.wait(lock);
+            continue;
+        }
+        if (slot_ == slot_state::closed) {
+            handover_requested_.store(false, std::memory_order_release);
+            return nullptr;
+        }
+        // Refused, and maybe another caller asked or borrowed meanwhile: never
+        // wait on a foreign loan, take a foreign offer, or clear its flag.
+        return nullptr;
+    }
+}
+
+void current_thread_driver::release(std::unique_ptr<worker> w) {
+    const bool idle = !w->has_runnable();
+    std::optional<instant> deadline = idle ? w->next_deadline() : std::nullopt;
+    std::unique_ptr<worker> retired;
+    {
+        std::lock_guard lock(mutex_);
+        if (slot_ == slot_state::closed) {
+            retired = std::move(w);
+        } else {
+            slot_ = slot_state::returned;
+            held_ = std::move(w);
+            resting_ = idle;
+            resting_deadline_ = deadline;
+            if (idle) sched_.park.store(scheduler::resting, std::memory_order_seq_cst);
+        }
+    }
+    // An idle worker rests without a handshake; remote work that raced with the
+    // store above is caught by the remote_pending check.
+    if (!idle || sched_.remote_pending() || deadline) {
+        std::lock_guard lock(mutex_);
+        changed_.notify_all();
+    }
+    retired.reset();
+}
+
+void current_thread_driver::park_reentrant(std::unique_ptr<worker> w) {
+    std::lock_guard lock(reentrant_mutex_);
+    reentrant_owner_ = std::this_thread::get_id();
+    reentrant_ = std::move(w);
+}
+
+std::unique_ptr<worker> current_thread_driver::take_reentrant() {
+    std::lock_guard lock(reentrant_mutex_);
+    if (!reentrant_ || reentrant_owner_ != std::this_thread::get_id()) return nullptr;
+    return std::move(reentrant_);
+}
+
+void current_thread_driver::shutdown() {
+    std::unique_ptr<worker> retired;
+    {
+        std::lock_guard lock(mutex_);
+        slot_ = slot_state::closed;
+        retired = std::move(held_);
+        changed_.notify_all();
+    }
+    retired.reset();
+}
+
+void current_thread_driver::drive(task_header* root) {
+    root_signal signal;
+    signal.sched = &sched_;
+    root->root = &signal;
+    root->sched = &sched_;
+
+    // Same runtime, from a root polled on this thread: drive the parked worker.
+    // Otherwise borrow it from the background thread.
+    std::unique_ptr<worker> w;
+    return_to to = return_to::background;
+    if (this_thread().active_worker == sched_.home()) {
+        w = take_reentrant();
+        to = return_to::reentrant;
+    } else {
+        w = acquire();
+    }
+    if (!w) {
+        // Inside a task poll, on the background thread, or while another thread
+        // holds the worker: poll the root here without the worker.
+        poll_directly(root, signal);
+        return;
+    }
+    loan borrowed(*this, std::move(w), to);
+    scoped_worker holder(borrowed.slot().get(), &sched_);
+    drive_root_on(borrowed.slot(), root, signal);
+}
+
+void current_thread_driver::drive_root_on(std::unique_ptr<worker>& w, task_header* root,
+                                          root_signal& signal) {
+    // The root is a registered task for the life of the call.
+    root->id = w->store().insert(root);
+    bool cancel_sent = false;
+    while (true) {
+        if (!cancel_sent && sched_.shutting_down.load(std::memory_order_acquire)) {
+            // Shutdown while the root runs: it unwinds at its next await point.
+            cancel_sent = true;
+            root->state.fetch_or(task_state::cancel_requested, std::memory_order_acq_rel);
+            signal.notify();
+        }
+        if (signal.take()) {
+            // Park the worker so a nested block_on from the root can drive it.
+            park_reentrant(std::move(w));
+            {
+                scoped_task polling(root, &sched_);
+                if (!root->leaf_ready || root->leaf_ready(root->leaf)) {
+                    root->leaf_ready = nullptr;
+                    root->resume_point.resume();
+                }
+            }
+            w = take_reentrant();  // a nested drive hands it back before returning
+            if (root->finished) break;
+            if (root->yielded) {
+                root->yielded = false;
+                signal.woken.store(true, std::memory_order_relaxed);
+            }
+            // One dispatch turn between root polls, so a self-waking root does
+            // not starve spawned work.
+            w->run_once();
+        } else if (cancel_sent) {
+            signal.woken.wait(false);  // the worker no longer dispatches
+        } else {
+            w->run_loop_until([&] { return signal.is_set(); }, false);
+        }
+    }
+    root->state.fetch_or(task_state::complete, std::memory_order_acq_rel);
+    w->store().remove(root->id);
+
+    // Bounded drain: run what is runnable now, never wait on timers or I/O.
+    unsigned checks = 0;
+    w->run_loop_until([&] { return ++checks > post_root_drain_turns; }, true);
+}
+
+void current_thread_driver::poll_directly(task_header* root, root_signal& signal) {
+    worker* holder = this_thread().active_worker == sched_.home() ? sched_.home() : nullptr;
+    signal.sched = nullptr;  // nobody to unpark: this thread waits on the signal itself
+    while (true) {
+        if (signal.take()) {
+            scoped_task polling(root, &sched_);
+            if (!root->leaf_ready || root->leaf_ready(root->leaf)) {
+                root->leaf_ready = nullptr;
+                root->resume_point.resume();
+            }
+            if (root->finished) break;
+            if (root->yielded) {
+                root->yielded = false;
+                signal.woken.store(true, std::memory_order_relaxed);
+            }
+            continue;
+        }
+        if (holder) {
+            // This thread holds the worker below us (block_on inside a task):
+            // keep its timers firing so a sleeping root can finish.
+            std::optional<instant> next = holder->timers().next_deadline();
+            if (next && *next <= holder->timers().now())
+                holder->timers().fire(holder->timers().now());
+            if (!signal.is_set()) std::this_thread::sleep_for(std::chrono::microseconds(200));
+        } else {
+            signal.woken.wait(false);
+        }
+    }
+    root->state.fetch_or(task_state::complete, std::memory_order_acq_rel);
+}
+
+}  // namespace rtkit::detail

@@ -1,0 +1,79 @@
+#pragma once
+// The loan protocol of the current-thread runtime: its single worker runs on a
+// background thread between block_on calls, and block_on borrows it.
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "scheduler.hpp"
+#include "worker.hpp"
+
+namespace rtkit::detail {
+
+/// Where the worker is, who may take it, and how it comes back.
+///
+/// The worker moves between the background thread and block_on callers through
+/// one slot guarded by a mutex: background -> requested (a caller asked) ->
+/// offered (the background thread stopped at a dispatch boundary) -> loaned
+/// (the caller drives it) -> returned -> background. A caller that returns an
+/// idle worker leaves it resting in the slot without waking the background
+/// thread, so the next block_on takes it back with no thread handshake; remote
+/// work or a due timer wakes the background thread to take it instead.
+/// Shutdown closes the slot for good.
+class current_thread_driver {
+  public:
+    explicit current_thread_driver(scheduler& sched);
+
+    /// Body of the background thread: dispatches until a caller asks for the
+    /// worker, offers it, waits for it to come back, repeats; retires the worker
+    /// on shutdown.
+    void run_background(std::unique_ptr<worker> w);
+
+    /// Runs the block_on root `root` to completion on the calling thread.
+    void drive(task_header* root);
+
+    /// Closes the slot, wakes every waiter and retires a worker held in the slot
+    /// (outside the lock: its destructor may re-enter shutdown).
+    void shutdown();
+
+  private:
+    enum class slot_state { background, requested, offered, loaned, returned, closed };
+    enum class return_to { background, reentrant };
+
+    /// A borrowed worker that goes back where it came from on every exit path.
+    class loan;
+
+    bool on_background_thread();
+    std::unique_ptr<worker> acquire();
+    void release(std::unique_ptr<worker> w);
+    void park_reentrant(std::unique_ptr<worker> w);
+    std::unique_ptr<worker> take_reentrant();
+    void drive_root_on(std::unique_ptr<worker>& w, task_header* root, root_signal& signal);
+    void poll_directly(task_header* root, root_signal& signal);
+    /// True when a worker resting in the slot must be driven again now.
+    bool resting_worker_needs_driving() const;
+
+    scheduler& sched_;
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    slot_state slot_ = slot_state::background;
+    std::thread::id requester_;
+    std::unique_ptr<worker> held_;  ///< offered or returned worker
+    bool resting_ = false;          ///< the returned worker was idle
+    std::optional<instant> resting_deadline_;
+    std::thread::id background_thread_;
+    /// Raised while a caller waits for the worker; the background dispatch
+    /// loop stops at its next boundary when it sees it.
+    std::atomic<bool> handover_requested_{false};
+
+    /// The worker parked while its drive polls the root in place, so a nested
+    /// block_on from that root (same thread) can drive it too.
+    std::mutex reentrant_mutex_;
+    std::thread::id reentrant_owner_;
+    std::unique_ptr<worker> reentrant_;
+};
+
+}  // namespace rtkit::detail

@@ -1,0 +1,159 @@
+// Coroutine frame allocation.
+//
+// Spawn-heavy work is dominated by first-touch page faults on this kind of
+// machine, so frames come from 2 MiB chunks that ask for transparent huge pages,
+// and freed frames are kept in per-thread, per-size free lists for reuse.
+// A thread's lists and the rest of its chunk go to a shared stash when it exits,
+// and the next thread adopts them, so short-lived threads do not strand memory.
+// Under AddressSanitizer frames use the global allocator, so ASan sees each one.
+#include <sys/mman.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <new>
+#include <vector>
+
+#include "rtkit/task.hpp"
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define RTKIT_SYSTEM_FRAMES 1
+#endif
+
+namespace rtkit::detail {
+
+#ifdef RTKIT_SYSTEM_FRAMES
+
+void* allocate_frame(std::size_t size) {
+    return ::operator new(size);
+}
+void free_frame(void* frame, std::size_t size) noexcept {
+    ::operator delete(frame, size);
+}
+
+#else
+
+namespace {
+
+constexpr std::size_t granule = 16;
+constexpr std::size_t max_pooled = 1024;  // larger frames use the global allocator
+constexpr std::size_t class_count = max_pooled / granule;
+constexpr std::size_t chunk_size = std::size_t{2} << 20;
+
+struct free_block {
+    free_block* next;
+};
+
+/// What a thread owns: a free list per size class and the unused tail of its chunk.
+struct frame_pool {
+    std::array<free_block*, class_count> free_lists{};
+    std::byte* bump = nullptr;
+    std::byte* bump_end = nullptr;
+
+    void merge_from(frame_pool& other) noexcept {
+        for (std::size_t i = 0; i < class_count; ++i) {
+            while (free_block* b = other.free_lists[i]) {
+                other.free_lists[i] = b->next;
+                b->next = free_lists[i];
+                free_lists[i] = b;
+            }
+        }
+        if (!bump || (other.bump_end - other.bump) > (bump_end - bump)) {
+            bump = other.bump;
+            bump_end = other.bump_end;
+        }
+        other.bump = other.bump_end = nullptr;
+    }
+};
+
+std::mutex stash_mutex;
+frame_pool& stash() {
+    static frame_pool* pool = new frame_pool;  // never destroyed: threads may exit late
+    return *pool;
+}
+
+std::byte* map_chunk() {
+    // Map twice the size, then trim to a 2 MiB-aligned chunk so huge pages fit.
+    void* raw = ::mmap(nullptr, 2 * chunk_size, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (raw == MAP_FAILED) throw std::bad_alloc();
+    auto begin = reinterpret_cast<std::uintptr_t>(raw);
+    std::uintptr_t aligned = (begin + chunk_size - 1) & ~(chunk_size - 1);
+    if (aligned > begin) ::munmap(raw, aligned - begin);
+    std::uintptr_t end = begin + 2 * chunk_size;
+    if (end > aligned + chunk_size)
+        ::munmap(reinterpret_cast<void*>(aligned + chunk_size), end - aligned - chunk_size);
+    ::madvise(reinterpret_cast<void*>(aligned), chunk_size, MADV_HUGEPAGE);
+    return reinterpret_cast<std::byte*>(aligned);
+}
+
+/// Set once this thread's pool is gone (frames freed by later thread-exit code).
+thread_local bool pool_gone = false;
+
+struct thread_pool {
+    frame_pool pool;
+    thread_pool() {
+        std::lock_guard lock(stash_mutex);
+        pool.merge_from(stash());
+    }
+    ~thread_pool() {
+        std::lock_guard lock(stash_mutex);
+        stash().merge_from(pool);
+        pool_gone = true;
+    }
+};
+
+frame_pool& local_pool() {
+    static thread_local thread_pool pool;
+    return pool.pool;
+}
+
+void* allocate_from(frame_pool& pool, std::size_t size) {
+    const std::size_t cls = (size - 1) / granule;
+    if (free_block* b = pool.free_lists[cls]) {
+        pool.free_lists[cls] = b->next;
+        return b;
+    }
+    const std::size_t rounded = (cls + 1) * granule;
+    if (pool.bump_end - pool.bump < static_cast<std::ptrdiff_t>(rounded)) {
+        pool.bump = map_chunk();
+        pool.bump_end = pool.bump + chunk_size;
+    }
+    void* frame = pool.bump;
+    pool.bump += rounded;
+    return frame;
+}
+
+void free_to(frame_pool& pool, void* frame, std::size_t size) noexcept {
+    auto* b = static_cast<free_block*>(frame);
+    const std::size_t cls = (size - 1) / granule;
+    b->next = pool.free_lists[cls];
+    pool.free_lists[cls] = b;
+}
+
+}  // namespace
+
+void* allocate_frame(std::size_t size) {
+    if (size > max_pooled) return ::operator new(size);
+    if (pool_gone) {
+        std::lock_guard lock(stash_mutex);
+        return allocate_from(stash(), size);
+    }
+    return allocate_from(local_pool(), size);
+}
+
+void free_frame(void* frame, std::size_t size) noexcept {
+    if (size > max_pooled) {
+        ::operator delete(frame, size);
+    } else if (pool_gone) {
+        std::lock_guard lock(stash_mutex);
+        free_to(stash(), frame, size);
+    } else {
+        free_to(local_pool(), frame, size);
+    }
+}
+
+#endif
+
+}  // namespace rtkit::detail

@@ -1,0 +1,125 @@
+// Task wakers, references and the kernel entry points the public templates call.
+#include "rtkit/detail/task_header.hpp"
+#include "rtkit/cx.hpp"
+#include "scheduler.hpp"
+#include "thread_context.hpp"
+#include "worker.hpp"
+
+namespace rtkit::detail {
+
+thread_context& this_thread() noexcept {
+    static thread_local thread_context context;
+    return context;
+}
+
+task_header* current_task() noexcept {
+    return this_thread().task;
+}
+
+void throw_cancelled() {
+    throw task_cancelled(cancel_reason{"cancelled"});
+}
+
+namespace {
+
+/// Wins the right to queue `task`, or records the wake where it is enough:
+/// a running task is marked notified (its worker polls it again), a queued one
+/// needs nothing, a finished one ignores wakes.
+void wake_task(task_header* task) noexcept {
+    using namespace task_state;
+    if (task->root) {
+        if (!(task->state.load(std::memory_order_acquire) & complete)) task->root->notify();
+        return;
+    }
+    std::uint32_t s = task->state.load(std::memory_order_acquire);
+    for (;;) {
+        if (s & (complete | scheduled)) return;
+        std::uint32_t next = (s & running) ? (s | notified) : (s | scheduled);
+        if (next == s) return;  // already notified
+        if (task->state.compare_exchange_weak(s, next, std::memory_order_acq_rel)) break;
+    }
+    if (!(s & running)) task->sched->schedule(task);
+}
+
+void waker_wake(void* data) {
+    auto* task = static_cast<task_header*>(data);
+    wake_task(task);
+    task->release();
+}
+void waker_wake_by_ref(void* data) {
+    wake_task(static_cast<task_header*>(data));
+}
+void* waker_clone(void* data) {
+    static_cast<task_header*>(data)->refs.fetch_add(1, std::memory_order_relaxed);
+    return data;
+}
+void waker_drop(void* data) {
+    static_cast<task_header*>(data)->release();
+}
+
+constexpr waker_vtable task_waker_vtable{&waker_wake, &waker_wake_by_ref, &waker_clone,
+                                         &waker_drop};
+
+}  // namespace
+
+waker task_header::make_waker() noexcept {
+    refs.fetch_add(1, std::memory_order_relaxed);
+    return waker(this, &task_waker_vtable);
+}
+
+void task_header::release() noexcept {
+    if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) frame.destroy();
+}
+
+scheduler& current_scheduler() {
+    scheduler* s = this_thread().sched;
+    if (!s) throw no_runtime_error("no rtkit runtime on this thread: call this from inside a task");
+    return *s;
+}
+
+instant scheduler_now(scheduler& sched) noexcept {
+    return sched.now();
+}
+
+void spawn_task(scheduler& sched, task_header* task) {
+    task->sched = &sched;
+    // Nobody else can see the task yet; its joiner may once it is submitted.
+    task->state.store(task_state::scheduled, std::memory_order_relaxed);
+    worker* holder = this_thread().active_worker;
+    if (holder == sched.home())
+        holder->admit(task);
+    else
+        sched.submit({remote_item::kind::admit, task});
+}
+
+timer_ticket arm_timer(scheduler& sched, instant deadline, waker w) {
+    worker* holder = this_thread().active_worker;
+    if (holder == sched.home())
+        return timer_ticket{holder->arm_timer(deadline, std::move(w)), nullptr};
+    auto* remote = new remote_timer;
+    remote->deadline = deadline;
+    remote->to_wake = std::move(w);
+    sched.submit({remote_item::kind::arm_timer, remote});
+    return timer_ticket{0, remote};
+}
+
+void cancel_timer(scheduler& sched, timer_ticket& ticket) noexcept {
+    if (!ticket.remote) {
+        if (worker* holder = this_thread().active_worker; holder == sched.home())
+            holder->timers().cancel(ticket.handle);
+        return;
+    }
+    // Off the worker: ask the worker to disarm it (the request keeps it alive).
+    auto* remote = static_cast<remote_timer*>(std::exchange(ticket.remote, nullptr));
+    try {
+        sched.submit({remote_item::kind::cancel_timer, remote});
+    } catch (...) {
+        remote->release();  // out of memory: the timer fires later and wakes nothing harmful
+    }
+}
+
+void finish_timer(timer_ticket& ticket) noexcept {
+    if (ticket.remote) static_cast<remote_timer*>(std::exchange(ticket.remote, nullptr))->release();
+}
+
+}  // namespace rtkit::detail

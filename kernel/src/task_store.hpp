@@ -1,0 +1,44 @@
+#pragma once
+// The slab of live tasks of one worker, with generational ids.
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "rtkit/detail/task_header.hpp"
+
+namespace rtkit::detail {
+
+/// Maps task ids to live tasks. An id is (generation << 32 | index + 1): when a
+/// task leaves, its slot's generation moves on, so a stale id finds nothing
+/// instead of a later task. Owner thread only (the worker's holder).
+class task_store {
+  public:
+    /// Registers `task` and returns its id.
+    task_id insert(task_header* task);
+    /// Forgets the task with `id`; a stale id is ignored.
+    void remove(task_id id) noexcept;
+    /// The live task with `id`, or nullptr for a stale or unknown id.
+    task_header* find(task_id id) const noexcept;
+    /// How many tasks are registered. Any thread may read it (a snapshot).
+    std::size_t size() const noexcept { return live_.load(std::memory_order_relaxed); }
+
+    /// Calls f(task_header*) for every live task (f must not insert or remove).
+    template <class F>
+    void for_each(F&& f) const {
+        for (const slot& s : slots_)
+            if (s.task) f(s.task);
+    }
+
+  private:
+    struct slot {
+        task_header* task = nullptr;
+        std::uint32_t generation = 1;
+        std::uint32_t next_free = 0;  ///< index + 1 of the next free slot, 0 = none
+    };
+    std::vector<slot> slots_;
+    std::uint32_t free_head_ = 0;  ///< index + 1 of the first free slot, 0 = none
+    /// Written by the owner only (load + store, no locked instruction), read by anyone.
+    std::atomic<std::size_t> live_{0};
+};
+
+}  // namespace rtkit::detail

@@ -1,0 +1,155 @@
+#include "worker.hpp"
+
+#include <cstdio>
+
+#include "thread_context.hpp"
+
+namespace rtkit::detail {
+
+namespace {
+/// How many idle-returning dispatch rounds a retiring worker gives cancelled
+/// tasks to unwind before it gives up on the ones that keep running.
+constexpr int retire_rounds = 1000;
+}  // namespace
+
+worker::worker(scheduler& sched, std::shared_ptr<reactor> io, std::shared_ptr<timer_driver> timers,
+               std::shared_ptr<lane_policy> lanes)
+    : sched_(sched), io_(std::move(io)), timers_(std::move(timers)), lanes_(std::move(lanes)) {
+    now_ = timers_->now();
+}
+
+worker::~worker() {
+    scoped_worker holder(this, &sched_);
+    drain_remote();
+    // Cancel and unwind: every task sees task_cancelled at its next await point.
+    // Shutdown is set, so run_loop_until would not dispatch; turn by hand.
+    for (int round = 0; round < retire_rounds && store_.size() > 0; ++round) {
+        store_.for_each([this](task_header* t) {
+            if (!(t->state.load(std::memory_order_relaxed) & task_state::cancel_requested))
+                request_cancel(t);
+        });
+        while (run_once()) {
+        }
+        drain_remote();
+        fire_due_timers();
+    }
+    if (store_.size() > 0) {
+        // A task that swallows cancellation and never awaits again cannot be
+        // unwound; its frame is leaked rather than destroyed under its feet.
+        std::fprintf(stderr, "rtkit: %zu task(s) ignored cancellation at shutdown; leaked\n",
+                     store_.size());
+    }
+}
+
+void worker::admit(task_header* task) {
+    task->id = store_.insert(task);
+    lanes_->push(task, lane::ready, {});
+}
+
+void worker::request_cancel(task_header* task) noexcept {
+    task->state.fetch_or(task_state::cancel_requested, std::memory_order_acq_rel);
+    waker w = task->make_waker();
+    w.wake();
+}
+
+bool worker::run_once() {
+    if (++tick_ == maintenance_interval || sched_.remote_pending()) maintain();
+    schedulable* next = lanes_->pop(now_);
+    if (!next) return false;
+    execute(static_cast<task_header*>(next));
+    return true;
+}
+
+void worker::maintain() {
+    tick_ = 0;
+    drain_remote();
+    fire_due_timers();
+}
+
+void worker::drain_remote() {
+    if (!sched_.remote_pending()) return;
+    sched_.take_remote(remote_batch_);
+    for (const remote_item& item : remote_batch_) {
+        switch (item.what) {
+            case remote_item::kind::run:
+                push_ready(static_cast<task_header*>(item.target));
+                break;
+            case remote_item::kind::admit:
+                admit(static_cast<task_header*>(item.target));
+                break;
+            case remote_item::kind::arm_timer: {
+                auto* t = static_cast<remote_timer*>(item.target);
+                if (t->to_wake) t->handle = timers_->insert(t->deadline, std::move(t->to_wake));
+                t->release();
+                break;
+            }
+            case remote_item::kind::cancel_timer: {
+                auto* t = static_cast<remote_timer*>(item.target);
+                if (t->handle) timers_->cancel(t->handle);
+                t->release();
+                break;
+            }
+        }
+    }
+    remote_batch_.clear();
+}
+
+void worker::fire_due_timers() {
+    std::optional<instant> next = timers_->next_deadline();
+    if (!next) return;
+    now_ = timers_->now();
+    if (*next <= now_) timers_->fire(now_);
+}
+
+bool worker::has_runnable() {
+    if (lanes_->size() > 0 || sched_.remote_pending()) return true;
+    std::optional<instant> next = next_deadline();
+    return next && *next <= timers_->now();
+}
+
+std::optional<instant> worker::next_deadline() const noexcept {
+    std::optional<instant> timer = timers_->next_deadline();
+    std::optional<instant> timed = lanes_->next_deadline();
+    if (timer && timed) return std::min(*timer, *timed);
+    return timer ? timer : timed;
+}
+
+void worker::execute(task_header* task) {
+    using namespace task_state;
+    // scheduled -> running (scheduled is set: only the winner of that bit queues a task).
+    task->state.fetch_xor(scheduled | running, std::memory_order_acq_rel);
+    {
+        scoped_task polling(task, &sched_);
+        if (!task->leaf_ready || task->leaf_ready(task->leaf)) {
+            task->leaf_ready = nullptr;
+            task->resume_point.resume();
+        }
+    }
+    if (task->finished) {
+        complete(task);
+        return;
+    }
+    std::uint32_t s = task->state.load(std::memory_order_relaxed);
+    bool again;
+    std::uint32_t next;
+    do {
+        again = task->yielded || (s & notified);
+        next = again ? (s & ~(running | notified)) | scheduled : s & ~running;
+    } while (!task->state.compare_exchange_weak(s, next, std::memory_order_acq_rel));
+    if (again) {
+        task->yielded = false;
+        lanes_->push(task, lane::ready, {});
+    }
+}
+
+void worker::complete(task_header* task) {
+    store_.remove(task->id);
+    std::uint32_t prev = task->state.fetch_or(task_state::complete, std::memory_order_acq_rel);
+    if (prev & task_state::join_waker) {
+        waker joiner = std::move(task->join_waker);
+        joiner.wake();
+    }
+    task->release();  // the scheduler's reference
+}
+
+}  // namespace rtkit::detail

@@ -1,0 +1,103 @@
+#pragma once
+// The dispatch loop of one worker: admit, pick, poll, fire timers, park.
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "rtkit/lane_policy.hpp"
+#include "rtkit/reactor.hpp"
+#include "rtkit/timer_driver.hpp"
+#include "scheduler.hpp"
+#include "task_store.hpp"
+
+namespace rtkit::detail {
+
+/// A worker owns the runtime's plugin objects and its live tasks. Exactly one
+/// thread holds it at a time (the background thread or a block_on caller); the
+/// holder is the only one that touches its lanes, timers, reactor and store.
+class worker {
+  public:
+    worker(scheduler& sched, std::shared_ptr<reactor> io, std::shared_ptr<timer_driver> timers,
+           std::shared_ptr<lane_policy> lanes);
+    /// Retires the worker: cancels every live task and lets them unwind at
+    /// their await points (bounded), before the plugins are released.
+    ~worker();
+    worker(const worker&) = delete;
+    worker& operator=(const worker&) = delete;
+
+    scheduler& sched() noexcept { return sched_; }
+    timer_driver& timers() noexcept { return *timers_; }
+    task_store& store() noexcept { return store_; }
+
+    /// Registers a spawned task (already marked scheduled) and makes it runnable.
+    void admit(task_header* task);
+    /// Makes a registered task runnable (it won its scheduled bit).
+    void push_ready(task_header* task) { lanes_->push(task, lane::ready, {}); }
+    /// Asks `task` to unwind at its next await point and wakes it.
+    void request_cancel(task_header* task) noexcept;
+
+    /// One dispatch turn: polls at most one task. False when nothing was runnable.
+    bool run_once();
+    /// Dispatches until `stop()` is true or the runtime shuts down. When nothing
+    /// is runnable it fires due timers and then either returns (return_when_idle)
+    /// or parks in the reactor until the next deadline or a wake.
+    template <class Stop>
+    void run_loop_until(Stop&& stop, bool return_when_idle);
+    /// Polls `task` once, now, wherever it is queued (or not).
+    void execute(task_header* task);
+
+    /// True when some task could run now without waiting (queued work, remote
+    /// requests, or due timers).
+    bool has_runnable();
+    /// The earliest instant something becomes runnable by time alone.
+    std::optional<instant> next_deadline() const noexcept;
+
+    /// Arms a timer for a task polled by this worker's holder.
+    timer_handle arm_timer(instant deadline, waker w) {
+        return timers_->insert(deadline, std::move(w));
+    }
+
+  private:
+    /// Every this many polls, a busy worker also drains remote requests and fires timers.
+    static constexpr unsigned maintenance_interval = 61;
+
+    void maintain();
+    void drain_remote();
+    void fire_due_timers();
+    void complete(task_header* task);
+    template <class Stop>
+    void park(Stop& stop);
+
+    scheduler& sched_;
+    // Declared before the store so they outlive the tasks' unwinding in ~worker.
+    std::shared_ptr<reactor> io_;
+    std::shared_ptr<timer_driver> timers_;
+    std::shared_ptr<lane_policy> lanes_;
+    task_store store_;
+    std::vector<remote_item> remote_batch_;
+    instant now_{};  ///< clock reading of the last maintenance, for the timed lane
+    unsigned tick_ = 0;
+};
+
+template <class Stop>
+void worker::run_loop_until(Stop&& stop, bool return_when_idle) {
+    while (!sched_.shutting_down.load(std::memory_order_relaxed) && !stop()) {
+        if (run_once()) continue;
+        maintain();
+        if (has_runnable()) continue;
+        if (return_when_idle) return;
+        park(stop);
+    }
+}
+
+template <class Stop>
+void worker::park(Stop& stop) {
+    std::optional<instant> deadline = next_deadline();
+    duration timeout{-1};
+    if (deadline) timeout = std::max(duration{0}, *deadline - timers_->now());
+    sched_.park.store(scheduler::in_reactor, std::memory_order_seq_cst);
+    if (!sched_.remote_pending() && !stop()) io_->poll(timeout);
+    sched_.park.store(scheduler::dispatching, std::memory_order_relaxed);
+}
+
+}  // namespace rtkit::detail

@@ -1,0 +1,232 @@
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+#include <thread>
+
+#include "test_support.hpp"
+
+using namespace rtkit;
+using namespace std::chrono_literals;
+
+namespace {
+
+task<std::thread::id> thread_of_task() {
+    co_await yield_now();
+    co_return std::this_thread::get_id();
+}
+
+/// Spawns a task and returns the thread it ran on.
+task<std::thread::id> spawned_thread() {
+    co_return (co_await spawn(thread_of_task())).value();
+}
+
+}  // namespace
+
+TEST_CASE("block_on: the caller borrows the worker; spawned tasks run on the calling thread") {
+    runtime rt;
+    for (int i = 0; i < 3; ++i)
+        CHECK(rt.block_on(spawned_thread()) == std::this_thread::get_id());
+}
+
+TEST_CASE("block_on: between calls, spawned work goes on on the background thread") {
+    runtime rt;
+    std::atomic<bool> done{false};
+    std::thread::id ran_on;
+    rt.block_on([&]() -> task<void> {
+        auto h = spawn([](std::atomic<bool>& d, std::thread::id& where) -> task<void> {
+            co_await sleep(20ms);  // outlives the root
+            where = std::this_thread::get_id();
+            d = true;
+        }(done, ran_on));
+        (void)h;
+        co_return;
+    }());
+    for (int i = 0; i < 2000 && !done; ++i)
+        std::this_thread::sleep_for(1ms);
+    REQUIRE(done);
+    CHECK(ran_on != std::this_thread::get_id());
+}
+
+TEST_CASE("block_on: the root is a registered task while it runs") {
+    runtime rt;
+    CHECK(rt.is_quiescent());
+    bool quiescent_inside = true;
+    rt.block_on([&]() -> task<void> {
+        quiescent_inside = rt.is_quiescent();
+        co_return;
+    }());
+    CHECK_FALSE(quiescent_inside);
+    CHECK(rt.is_quiescent());
+}
+
+TEST_CASE("block_on: a throwing root rethrows in the caller and hands the worker back") {
+    runtime rt;
+    std::atomic<bool> finished_later{false};
+    CHECK_THROWS_WITH_AS(rt.block_on([&]() -> task<void> {
+        auto h = spawn([](std::atomic<bool>& f) -> task<void> {
+            co_await sleep(10ms);
+            f = true;
+        }(finished_later));
+        (void)h;
+        co_await yield_now();
+        throw std::runtime_error("root failed");
+    }()),
+                         "root failed", std::runtime_error);
+    // The worker is back: the background thread finishes the spawned task, and
+    // another thread can borrow the worker.
+    for (int i = 0; i < 2000 && !finished_later; ++i)
+        std::this_thread::sleep_for(1ms);
+    CHECK(finished_later);
+    std::thread other([&] { CHECK(rt.block_on(spawned_thread()) == std::this_thread::get_id()); });
+    other.join();
+}
+
+TEST_CASE("block_on: nested on the same runtime, three deep, drives the same worker") {
+    runtime rt;
+    const auto me = std::this_thread::get_id();
+    int depth_reached = rt.block_on([&]() -> task<int> {
+        CHECK(co_await spawned_thread() == me);
+        int inner = rt.block_on([&]() -> task<int> {
+            CHECK(co_await spawned_thread() == me);
+            int innermost = rt.block_on([&]() -> task<int> {
+                CHECK(co_await spawned_thread() == me);
+                co_await sleep(1ms);
+                co_return 3;
+            }());
+            co_return innermost;
+        }());
+        // The outer root still has the worker afterwards.
+        CHECK(co_await spawned_thread() == me);
+        co_return inner;
+    }());
+    CHECK(depth_reached == 3);
+}
+
+TEST_CASE("block_on: distinct runtimes nest on one thread and restore each other's state") {
+    runtime a;
+    runtime b;
+    const auto me = std::this_thread::get_id();
+    int v = a.block_on([&]() -> task<int> {
+        int from_b = b.block_on([&]() -> task<int> {
+            CHECK(co_await spawned_thread() == me);
+            co_await sleep(1ms);
+            co_return 20;
+        }());
+        // Back in a's root: spawning goes to a again.
+        CHECK(co_await spawned_thread() == me);
+        co_return from_b + 1;
+    }());
+    CHECK(v == 21);
+    CHECK(a.is_quiescent());
+    CHECK(b.is_quiescent());
+}
+
+TEST_CASE("block_on: from inside a task poll it polls its future directly") {
+    runtime rt;
+    int v = rt.block_on([&]() -> task<int> {
+        auto h = spawn([](runtime& r) -> task<int> {
+            // The worker is busy polling this very task: no loan, direct poll.
+            co_return r.block_on(test::value_of(5));
+        }(rt));
+        co_return static_cast<int>((co_await std::move(h)).value());
+    }());
+    CHECK(v == 5);
+}
+
+TEST_CASE("block_on: a direct poll inside a task still gets its timers") {
+    runtime rt;
+    int v = rt.block_on([&]() -> task<int> {
+        auto h = spawn([](runtime& r) -> task<int> {
+            co_return r.block_on([]() -> task<int> {
+                co_await sleep(2ms);
+                co_return 6;
+            }());
+        }(rt));
+        co_return (co_await std::move(h)).value();
+    }());
+    CHECK(v == 6);
+}
+
+TEST_CASE(
+    "block_on: a second thread while the worker is on loan polls directly, without deadlock") {
+    runtime rt;
+    test::manual_event release_main;
+    std::atomic<bool> other_done{false};
+    std::thread::id other_task_thread;
+    rt.block_on([&]() -> task<void> {
+        std::thread other([&] {
+            // The main thread holds the worker: this call cannot borrow it. Its
+            // spawned task runs on the main thread's loan.
+            other_task_thread = rt.block_on(spawned_thread());
+            other_done = true;
+            release_main.fire();
+        });
+        co_await release_main.wait();
+        other.join();
+    }());
+    CHECK(other_done);
+    CHECK(other_task_thread == std::this_thread::get_id());
+}
+
+TEST_CASE("block_on: from the background thread it polls directly") {
+    runtime rt;
+    std::atomic<int> result{0};
+    rt.block_on([&]() -> task<void> {
+        auto h = spawn([](runtime& r, std::atomic<int>& out) -> task<void> {
+            co_await sleep(5ms);  // resumes on the background thread after the root returned
+            out = r.block_on(test::value_of(11)) == 11 ? 1 : 2;
+        }(rt, result));
+        (void)h;
+        co_return;
+    }());
+    for (int i = 0; i < 2000 && result == 0; ++i)
+        std::this_thread::sleep_for(1ms);
+    CHECK(result == 1);
+}
+
+TEST_CASE("block_on: the post-root drain is bounded, so a self-waking task cannot hold it") {
+    runtime rt;
+    std::atomic<bool> stop{false};
+    std::atomic<long> spins{0};
+    rt.block_on([&]() -> task<void> {
+        auto h = spawn([](std::atomic<bool>& s, std::atomic<long>& n) -> task<void> {
+            while (!s) {
+                ++n;
+                co_await yield_now();
+            }
+        }(stop, spins));
+        (void)h;
+        co_return;
+    }());
+    // block_on returned although the task is still runnable; it keeps running.
+    long seen = spins.load();
+    for (int i = 0; i < 1000 && spins.load() == seen; ++i)
+        std::this_thread::sleep_for(1ms);
+    CHECK(spins.load() > seen);
+    stop = true;
+}
+
+TEST_CASE("block_on: many calls in a row with ready roots") {
+    runtime rt;
+    std::int64_t sum = 0;
+    for (std::int64_t i = 0; i < 10'000; ++i)
+        sum += rt.block_on(test::value_of(i));
+    CHECK(sum == 10'000LL * 9'999 / 2);
+}
+
+TEST_CASE("block_on: concurrent callers from several threads all complete") {
+    runtime rt;
+    std::atomic<int> done{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([&] {
+            for (int i = 0; i < 200; ++i) {
+                auto id = rt.block_on(spawned_thread());
+                (void)id;
+            }
+            ++done;
+        });
+    for (auto& t : threads)
+        t.join();
+    CHECK(done == 4);
+}

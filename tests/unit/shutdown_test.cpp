@@ -1,0 +1,108 @@
+#include <doctest/doctest.h>
+
+#include <thread>
+
+#include "test_support.hpp"
+
+using namespace rtkit;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// Counts live instances, to prove that shutdown runs a task's destructors.
+struct tracked {
+    static inline std::atomic<int> live{0};
+    tracked() { ++live; }
+    tracked(const tracked&) = delete;
+    ~tracked() { --live; }
+};
+
+task<void> sleeps_holding_tracked() {
+    tracked t;
+    co_await sleep(std::chrono::hours(1));
+}
+
+}  // namespace
+
+TEST_CASE("shutdown: tasks still sleeping are cancelled and their destructors run") {
+    {
+        runtime rt;
+        rt.block_on([]() -> task<void> {
+            for (int i = 0; i < 100; ++i) {
+                auto h = spawn(sleeps_holding_tracked());
+                (void)h;
+            }
+            // Each root poll gives one dispatch turn: yield until all have started.
+            for (int i = 0; i < 1000 && tracked::live < 100; ++i)
+                co_await yield_now();
+            CHECK(tracked::live == 100);
+        }());
+    }
+    CHECK(tracked::live == 0);
+}
+
+TEST_CASE("shutdown: a kept join handle sees the task cancelled") {
+    runtime rt;
+    join_handle<void> kept;
+    rt.block_on([&]() -> task<void> {
+        kept = spawn(sleeps_holding_tracked());
+        co_await yield_now();
+    }());
+    rt.shutdown();
+    CHECK(kept.is_finished());
+    CHECK(tracked::live == 0);
+}
+
+TEST_CASE("shutdown: a task that catches the first cancellation still unwinds at the next await") {
+    std::atomic<int> caught{0};
+    {
+        runtime rt;
+        rt.block_on([&]() -> task<void> {
+            auto h = spawn([](std::atomic<int>& c) -> task<void> {
+                tracked t;
+                try {
+                    co_await sleep(std::chrono::hours(1));
+                } catch (const task_cancelled&) {
+                    ++c;
+                }
+                co_await sleep(std::chrono::hours(1));  // throws task_cancelled again
+                ++c;                                    // never reached
+            }(caught));
+            (void)h;
+            co_await yield_now();
+        }());
+    }
+    CHECK(caught == 1);
+    CHECK(tracked::live == 0);
+}
+
+TEST_CASE("shutdown: while another thread's block_on waits, that call ends cancelled") {
+    auto rt = std::make_unique<runtime>();
+    std::atomic<bool> started{false};
+    std::atomic<bool> threw{false};
+    std::thread caller([&] {
+        try {
+            rt->block_on([&]() -> task<void> {
+                started = true;
+                co_await sleep(std::chrono::hours(1));
+            }());
+        } catch (const bad_outcome_access&) {
+            threw = true;
+        }
+    });
+    while (!started)
+        std::this_thread::sleep_for(1ms);
+    std::this_thread::sleep_for(5ms);
+    rt->shutdown();
+    caller.join();
+    CHECK(threw);
+    rt.reset();
+}
+
+TEST_CASE("shutdown: is idempotent and the destructor after it is fine") {
+    runtime rt;
+    CHECK(rt.block_on(test::value_of(1)) == 1);
+    rt.shutdown();
+    rt.shutdown();
+    CHECK_THROWS_AS(rt.block_on(test::value_of(1)), std::logic_error);
+}

@@ -1,0 +1,54 @@
+#pragma once
+// Small awaitables and helpers shared by the kernel tests.
+#include <atomic>
+#include <coroutine>
+#include <mutex>
+
+#include "rtkit/rtkit.hpp"
+
+namespace rtkit::test {
+
+/// An event that a test fires by hand (from any thread); a task awaiting it
+/// suspends until then. Counts how often the awaiting task was resumed.
+class manual_event {
+  public:
+    struct awaiter {
+        manual_event& event;
+        bool await_ready() const noexcept { return event.fired_.load(); }
+        void await_suspend(std::coroutine_handle<>) {
+            std::lock_guard lock(event.mutex_);
+            event.waiter_ = current_waker();
+            event.armed_.store(true);
+        }
+        void await_resume() noexcept {}
+    };
+    awaiter wait() { return awaiter{*this}; }
+    /// Fires the event: wakes the waiting task (if any).
+    void fire() {
+        waker w;
+        {
+            std::lock_guard lock(mutex_);
+            fired_.store(true);
+            w = std::move(waiter_);
+        }
+        w.wake();
+    }
+    /// The stored waker, cloned (to wake without firing).
+    waker peek_waker() {
+        std::lock_guard lock(mutex_);
+        return waiter_;
+    }
+    bool armed() const { return armed_.load(); }
+
+  private:
+    std::mutex mutex_;
+    waker waiter_;
+    std::atomic<bool> fired_{false};
+    std::atomic<bool> armed_{false};
+};
+
+inline task<std::int64_t> value_of(std::int64_t v) {
+    co_return v;
+}
+
+}  // namespace rtkit::test

@@ -1,0 +1,58 @@
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <vector>
+
+#include "test_support.hpp"
+
+using namespace rtkit;
+using namespace std::chrono_literals;
+
+TEST_CASE("sleep: wakes no earlier than its deadline") {
+    runtime rt;
+    auto elapsed = rt.block_on([]() -> task<duration> {
+        instant start = now();
+        co_await sleep(20ms);
+        co_return now() - start;
+    }());
+    CHECK(elapsed >= 20ms);
+}
+
+TEST_CASE("sleep: tasks interleave by deadline") {
+    runtime rt;
+    std::vector<int> order;
+    rt.block_on([&]() -> task<void> {
+        auto a = spawn([](std::vector<int>& o) -> task<void> {
+            co_await sleep(30ms);
+            o.push_back(3);
+        }(order));
+        auto b = spawn([](std::vector<int>& o) -> task<void> {
+            co_await sleep(10ms);
+            o.push_back(1);
+            co_await sleep(10ms);
+            o.push_back(2);
+        }(order));
+        co_await std::move(a);
+        co_await std::move(b);
+    }());
+    CHECK(order == std::vector<int>{1, 2, 3});
+}
+
+TEST_CASE("sleep: a zero or past deadline completes at once") {
+    runtime rt;
+    rt.block_on([]() -> task<void> {
+        co_await sleep(0ms);
+        co_await sleep(-5ms);
+    }());
+}
+
+TEST_CASE("sleep: a timer that is no longer awaited does not wake anything") {
+    runtime rt;
+    // The sleeping task is destroyed by shutdown long before its deadline.
+    rt.block_on([]() -> task<void> {
+        auto h = spawn([]() -> task<void> { co_await sleep(std::chrono::hours(1)); }());
+        co_await yield_now();
+        (void)h;
+    }());
+    rt.shutdown();
+}
