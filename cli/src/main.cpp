@@ -1,0 +1,44 @@
+// rtctl: runs async scripts on an rtkit runtime built from TOML.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "commands.hpp"
+#include "exit_codes.hpp"
+
+int main(int argc, char** argv) {
+    CLI::App app{"rtctl: run async scripts on an rtkit runtime built from TOML", "rtctl"};
+    app.require_subcommand(1);
+
+    rtctl::run_options run;
+    CLI::App* run_command =
+        app.add_subcommand("run", "run a script on a runtime built from the configuration");
+    run_command->add_option("script", run.script, "the script to run (.rts)")->required();
+    run_command->add_option("--config,-c", run.config_file,
+                            "runtime configuration (TOML); default: the built-in defaults, "
+                            "the values of config/default.toml");
+    // One KEY=VALUE per --set, so a script path after it is not swallowed.
+    run_command
+        ->add_option("--set", run.overrides,
+                     "override one configuration key, e.g. --set reactor.plugin=epoll "
+                     "(repeatable; applied after --config)")
+        ->allow_extra_args(false);
+
+    std::filesystem::path check_script;
+    CLI::App* check_command = app.add_subcommand(
+        "check", "parse a script and report its errors without running it (exit 0 when valid)");
+    check_command->add_option("script", check_script, "the script to check (.rts)")->required();
+
+    app.footer(
+        "Exit status: 0 success, 1 the script failed or the runtime could not start, "
+        "2 bad input (usage, syntax or configuration).");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        const int status = app.exit(e);
+        return status == 0 ? rtctl::exit_ok : rtctl::exit_bad_input;
+    }
+    if (*run_command) return rtctl::run_command(run);
+    if (*check_command) return rtctl::check_command(check_script);
+    return rtctl::exit_bad_input;
+}

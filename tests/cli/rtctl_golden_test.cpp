@@ -1,0 +1,159 @@
+// rtctl end to end: the real binary, the real runtime, the real plugins.
+#include <doctest/doctest.h>
+
+#include "rtctl_process.hpp"
+
+namespace {
+const std::string scripts = "tests/cli/scripts/";
+}
+
+TEST_CASE("hello.rts: two tasks interleave their prints across real timers") {
+    const auto r = run_rtctl({"run", "examples/scripts/hello.rts"});
+    CHECK(r.err == "");
+    CHECK(r.status == 0);
+    CHECK(r.out ==
+          "hello from the root task\n"
+          "a: tick 1\n"
+          "b: tock 1\n"
+          "a: tick 2\n"
+          "b: tock 2\n"
+          "a: tick 3\n"
+          "b: tock 3\n"
+          "both done\n");
+}
+
+TEST_CASE("counting.rts: arithmetic, repeat, and tasks get copies of variables") {
+    const auto r = run_rtctl({"run", "examples/scripts/counting.rts"});
+    CHECK(r.err == "");
+    CHECK(r.status == 0);
+    CHECK(r.out ==
+          "sum of the squares of 1..10 = 385\n"
+          "mean: 38 remainder: 5\n"
+          "inside the task, total = 770\n"
+          "outside it, total is still 385\n"
+          "four steps and a bit take 1001500us\n");
+}
+
+TEST_CASE("fanout.rts: the script waits for tasks it never joined") {
+    const auto r = run_rtctl({"run", "examples/scripts/fanout.rts"});
+    CHECK(r.err == "");
+    CHECK(r.status == 0);
+    CHECK(r.out ==
+          "spawned three workers\n"
+          "worker 1 woke after 50ms\n"
+          "worker 2 woke after 100ms\n"
+          "worker 3 woke after 150ms\n");
+}
+
+TEST_CASE("a syntax error exits 2 with file:line:column, the line and a caret, running nothing") {
+    const auto r = run_rtctl({"run", scripts + "syntax_error.rts"});
+    CHECK(r.status == 2);
+    CHECK(r.out == "");
+    CHECK(r.err == scripts +
+                       "syntax_error.rts:2:15: error: expected ')' to close the '(' at 2:9, "
+                       "found end of line\n"
+                       "  let x = (1 + 2\n"
+                       "                ^\n");
+}
+
+TEST_CASE("a runtime error inside a spawned task is reported with its position and exits 1") {
+    const auto r = run_rtctl({"run", scripts + "division_by_zero.rts"});
+    CHECK(r.status == 1);
+    CHECK(r.out == "before\n");
+    CHECK(r.err == scripts +
+                       "division_by_zero.rts:5:21: error: division by zero\n"
+                       "      print \"never\" 1 / zero\n"
+                       "                      ^\n");
+}
+
+TEST_CASE("joining an unknown task is a runtime error that suggests the right name") {
+    const auto r = run_rtctl({"run", scripts + "unknown_join.rts"});
+    CHECK(r.status == 1);
+    CHECK(r.err.rfind(scripts + "unknown_join.rts:4:1: error: no running task named 'wroker' to "
+                                "join; did you mean 'worker'?",
+                      0) == 0);
+}
+
+TEST_CASE("an error in a task nobody joined is still reported") {
+    const auto r = run_rtctl({"run", scripts + "unjoined_error.rts"});
+    CHECK(r.status == 1);
+    CHECK(r.out == "root body done\n");
+    CHECK(r.err.rfind(scripts + "unjoined_error.rts:4:11: error: unknown variable "
+                                "'undefined_name'",
+                      0) == 0);
+}
+
+TEST_CASE("integer overflow is a runtime error, not undefined behaviour") {
+    const auto r = run_rtctl({"run", scripts + "overflow.rts"});
+    CHECK(r.status == 1);
+    CHECK(r.err.rfind(scripts + "overflow.rts:3:15: error: integer overflow in "
+                                "9223372036854775807 + 1",
+                      0) == 0);
+}
+
+TEST_CASE("--config with a bad TOML file exits 2 with the file's position") {
+    const auto r =
+        run_rtctl({"run", "examples/scripts/hello.rts", "--config", scripts + "bad.toml"});
+    CHECK(r.status == 2);
+    CHECK(r.out == "");
+    CHECK(r.err.rfind(scripts + "bad.toml:3:1: error: unknown key 'plugn' in [reactor]; did you "
+                                "mean 'plugin'?",
+                      0) == 0);
+}
+
+TEST_CASE("--config with a good file, and config/default.toml, run the script") {
+    for (const std::string& file : {scripts + "good.toml", std::string("config/default.toml")}) {
+        CAPTURE(file);
+        const auto r = run_rtctl({"run", "examples/scripts/counting.rts", "-c", file});
+        CHECK(r.err == "");
+        CHECK(r.status == 0);
+        CHECK(r.out.rfind("sum of the squares of 1..10 = 385\n", 0) == 0);
+    }
+}
+
+TEST_CASE("--set overrides reach the runtime") {
+    // An unknown reactor proves the override was applied: the runtime refuses it.
+    const auto missing =
+        run_rtctl({"run", "--set", "reactor.plugin=nosuch", "examples/scripts/counting.rts"});
+    CHECK(missing.status == 1);
+    CHECK(missing.out == "");
+    CHECK(missing.err.find("rtctl: error: ") != std::string::npos);
+    CHECK(missing.err.find("nosuch") != std::string::npos);
+
+    // Over a file, and repeated: the last word wins.
+    const auto fixed =
+        run_rtctl({"run", "examples/scripts/counting.rts", "--config", scripts + "good.toml",
+                   "--set", "reactor.plugin=nosuch", "--set", "reactor.plugin=epoll"});
+    CHECK(fixed.err == "");
+    CHECK(fixed.status == 0);
+
+    const auto typo =
+        run_rtctl({"run", "examples/scripts/counting.rts", "--set", "reactr.plugin=epoll"});
+    CHECK(typo.status == 2);
+    CHECK(typo.err.rfind("--set:1:1: error: unknown key 'reactr.plugin'; did you mean "
+                         "'reactor.plugin'?",
+                         0) == 0);
+}
+
+TEST_CASE("rtctl check: exit 0 when valid, 2 with the position when not") {
+    const auto good = run_rtctl({"check", "examples/scripts/hello.rts"});
+    CHECK(good.status == 0);
+    CHECK(good.out == "examples/scripts/hello.rts: ok (6 top-level statements)\n");
+    const auto bad = run_rtctl({"check", scripts + "syntax_error.rts"});
+    CHECK(bad.status == 2);
+    CHECK(bad.err.rfind(scripts + "syntax_error.rts:2:15: error:", 0) == 0);
+    // check does not run anything, so a runtime error is not its business.
+    CHECK(run_rtctl({"check", scripts + "division_by_zero.rts"}).status == 0);
+}
+
+TEST_CASE("usage errors and unreadable scripts exit 2") {
+    CHECK(run_rtctl({}).status == 2);
+    CHECK(run_rtctl({"run"}).status == 2);
+    CHECK(run_rtctl({"frobnicate"}).status == 2);
+    const auto missing = run_rtctl({"run", "no/such/script.rts"});
+    CHECK(missing.status == 2);
+    CHECK(missing.err ==
+          "rtctl: error: cannot read script 'no/such/script.rts': No such file or directory\n");
+    CHECK(run_rtctl({"run", "examples"}).status == 2);
+    CHECK(run_rtctl({"--help"}).status == 0);
+}

@@ -1,0 +1,61 @@
+#include "rtctl_process.hpp"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace {
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+}  // namespace
+
+rtctl_result run_rtctl(const std::vector<std::string>& args) {
+    // Files, not pipes: nothing to deadlock on whatever rtctl writes.
+    char out_path[] = "/tmp/rtctl-out-XXXXXX";
+    char err_path[] = "/tmp/rtctl-err-XXXXXX";
+    const int out_fd = mkstemp(out_path);
+    const int err_fd = mkstemp(err_path);
+    if (out_fd < 0 || err_fd < 0) throw std::runtime_error("mkstemp failed");
+
+    std::vector<char*> argv;
+    std::string program = RTCTL_PATH;
+    argv.push_back(program.data());
+    std::vector<std::string> copies(args);
+    for (auto& a : copies)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+
+    const pid_t pid = fork();
+    if (pid == 0) {
+        const int null_fd = open("/dev/null", O_RDONLY);
+        dup2(null_fd, 0);
+        dup2(out_fd, 1);
+        dup2(err_fd, 2);
+        if (chdir(RTKIT_SOURCE_DIR) != 0) _exit(126);
+        execv(argv[0], argv.data());
+        _exit(127);
+    }
+    int wait_status = 0;
+    waitpid(pid, &wait_status, 0);
+    close(out_fd);
+    close(err_fd);
+
+    rtctl_result result;
+    result.status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status);
+    result.out = slurp(out_path);
+    result.err = slurp(err_path);
+    unlink(out_path);
+    unlink(err_path);
+    return result;
+}
