@@ -1,0 +1,118 @@
+// What the built-in plugins promise beyond their kind's conformance suite:
+// the suites again under non-default options, and three_lane's exact fairness.
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "conformance.hpp"
+#include "rtkit/plugin_loader.hpp"
+
+namespace {
+
+const std::filesystem::path plugin_dir = RTKIT_TEST_PLUGIN_DIR;
+
+void check_passed(const rtkit::conformance::report& r) {
+    MESSAGE(rtkit::conformance::format_report(r));
+    CHECK_MESSAGE(r.load_error.empty(), r.load_error);
+    CHECK_FALSE(r.cases.empty());
+    CHECK(r.passed());
+}
+
+struct task : rtkit::schedulable {
+    char lane_tag;
+};
+
+/// Pops everything (every timed task due) and spells the lanes in pop order.
+std::string pop_order(rtkit::lane_policy& p) {
+    std::string order;
+    const rtkit::instant now = rtkit::instant(rtkit::duration(1'000'000'000));
+    while (rtkit::schedulable* s = p.pop(now))
+        order += static_cast<task*>(s)->lane_tag;
+    return order;
+}
+
+std::shared_ptr<rtkit::lane_policy> three_lane(std::int64_t cancel_limit,
+                                               std::int64_t timed_limit) {
+    return rtkit::plugin_loader().create_by_name<rtkit::lane_policy>(
+        "three_lane", {{"cancel_streak_limit", cancel_limit}, {"timed_streak_limit", timed_limit}});
+}
+
+}  // namespace
+
+TEST_CASE("epoll passes its suite fetching one event per poll") {
+    check_passed(rtkit::conformance::run_reactor_conformance(
+        plugin_dir / "rtkit_reactor_epoll.so", {{"events_per_poll", std::int64_t{1}}}));
+}
+
+TEST_CASE("wheel passes its suite with a 10 us tick (overflow after 7.9 days)") {
+    check_passed(rtkit::conformance::run_timer_conformance(plugin_dir / "rtkit_timer_wheel.so",
+                                                           {{"tick_us", std::int64_t{10}}}));
+}
+
+TEST_CASE("three_lane passes its suite with streak limits of 1") {
+    check_passed(rtkit::conformance::run_lanes_conformance(
+        plugin_dir / "rtkit_lanes_three_lane.so",
+        {{"cancel_streak_limit", std::int64_t{1}}, {"timed_streak_limit", std::int64_t{1}}}));
+}
+
+TEST_CASE("three_lane: cancel_streak_limit cancel pops, then one waiting task") {
+    auto p = three_lane(3, 6);
+    std::vector<task> tasks(12);
+    for (int i = 0; i < 10; ++i) {
+        tasks[i].lane_tag = 'C';
+        p->push(&tasks[i], rtkit::lane::cancel, {});
+    }
+    for (int i = 10; i < 12; ++i) {
+        tasks[i].lane_tag = 'R';
+        p->push(&tasks[i], rtkit::lane::ready, {});
+    }
+    CHECK(pop_order(*p) == "CCCRCCCRCCCC");
+}
+
+TEST_CASE("three_lane: an exhausted cancel streak yields to a due timed task too") {
+    auto p = three_lane(2, 6);
+    std::vector<task> tasks(5);
+    for (int i = 0; i < 4; ++i) {
+        tasks[i].lane_tag = 'C';
+        p->push(&tasks[i], rtkit::lane::cancel, {});
+    }
+    tasks[4].lane_tag = 'T';
+    p->push(&tasks[4], rtkit::lane::timed, rtkit::instant(rtkit::duration(5)));
+    CHECK(pop_order(*p) == "CCTCC");
+}
+
+TEST_CASE("three_lane: timed_streak_limit due timed pops, then one ready task") {
+    auto p = three_lane(16, 2);
+    std::vector<task> tasks(7);
+    for (int i = 0; i < 5; ++i) {
+        tasks[i].lane_tag = 'T';
+        p->push(&tasks[i], rtkit::lane::timed, rtkit::instant(rtkit::duration(i)));
+    }
+    for (int i = 5; i < 7; ++i) {
+        tasks[i].lane_tag = 'R';
+        p->push(&tasks[i], rtkit::lane::ready, {});
+    }
+    CHECK(pop_order(*p) == "TTRTTRT");
+}
+
+TEST_CASE("three_lane: timed tasks with equal deadlines run in push order") {
+    auto p = three_lane(16, 6);
+    std::vector<task> tasks(20);
+    const rtkit::instant deadline(rtkit::duration(42));
+    for (int i = 0; i < 20; ++i)
+        p->push(&tasks[i], rtkit::lane::timed, deadline);
+    for (int i = 0; i < 20; ++i)
+        CHECK(p->pop(deadline) == &tasks[i]);
+}
+
+TEST_CASE("three_lane: steal takes the oldest ready tasks") {
+    auto p = three_lane(16, 6);
+    std::vector<task> tasks(5);
+    for (auto& t : tasks)
+        p->push(&t, rtkit::lane::ready, {});
+    rtkit::schedulable* out[2];
+    REQUIRE(p->steal(out, 2) == 2);
+    CHECK(out[0] == &tasks[0]);
+    CHECK(out[1] == &tasks[1]);
+    CHECK(p->pop({}) == &tasks[2]);
+}
