@@ -148,7 +148,8 @@ std::unique_ptr<worker> current_thread_driver::acquire() {
 }
 
 void current_thread_driver::release(std::unique_ptr<worker> w) {
-    const bool idle = !w->has_runnable();
+    // Registered I/O needs someone in the reactor: such a worker never rests.
+    const bool idle = !w->has_runnable() && !w->has_io();
     std::optional<instant> deadline = idle ? w->next_deadline() : std::nullopt;
     std::unique_ptr<worker> retired;
     {

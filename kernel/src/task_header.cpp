@@ -1,6 +1,7 @@
 // Task wakers, references and the kernel entry points the public templates call.
 #include "rtkit/detail/task_header.hpp"
 #include "rtkit/cx.hpp"
+#include "rtkit/detail/task_extras.hpp"
 #include "scheduler.hpp"
 #include "thread_context.hpp"
 #include "worker.hpp"
@@ -68,7 +69,25 @@ waker task_header::make_waker() noexcept {
 }
 
 void task_header::release() noexcept {
-    if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) frame.destroy();
+    if (refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+    delete extras.load(std::memory_order_acquire);
+    frame.destroy();
+}
+
+task_extras& task_header::get_extras() {
+    task_extras* current = extras.load(std::memory_order_acquire);
+    if (current) return *current;
+    auto* fresh = new task_extras;
+    if (extras.compare_exchange_strong(current, fresh, std::memory_order_acq_rel)) return *fresh;
+    delete fresh;  // another thread installed one first
+    return *current;
+}
+
+void set_cancel_reason(task_header& task, cancel_reason reason) {
+    task_extras& extras = task.get_extras();
+    auto* mine = new cancel_reason(std::move(reason));
+    cancel_reason* none = nullptr;
+    if (!extras.reason.compare_exchange_strong(none, mine, std::memory_order_acq_rel)) delete mine;
 }
 
 scheduler& current_scheduler() {

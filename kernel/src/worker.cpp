@@ -61,9 +61,12 @@ bool worker::run_once() {
 }
 
 void worker::maintain() {
+    const bool busy_turn = tick_ >= maintenance_interval;
     tick_ = 0;
     drain_remote();
     fire_due_timers();
+    // A busy worker still picks up I/O readiness every interval.
+    if (busy_turn && has_io()) io_->poll(duration{0});
 }
 
 void worker::drain_remote() {

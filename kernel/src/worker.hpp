@@ -26,6 +26,11 @@ class worker {
     worker& operator=(const worker&) = delete;
 
     scheduler& sched() noexcept { return sched_; }
+    reactor& io() noexcept { return *io_; }
+    /// Counts descriptors registered with the reactor: while there are any, a
+    /// busy worker also polls the reactor, and an idle one is never left resting.
+    void io_registered(int delta) noexcept { io_registrations_ += delta; }
+    bool has_io() const noexcept { return io_registrations_ > 0; }
     timer_driver& timers() noexcept { return *timers_; }
     task_store& store() noexcept { return store_; }
 
@@ -77,6 +82,7 @@ class worker {
     std::vector<remote_item> remote_batch_;
     instant now_{};  ///< clock reading of the last maintenance, for the timed lane
     unsigned tick_ = 0;
+    long io_registrations_ = 0;
 };
 
 template <class Stop>
@@ -85,6 +91,7 @@ void worker::run_loop_until(Stop&& stop, bool return_when_idle) {
         if (run_once()) continue;
         maintain();
         if (has_runnable()) continue;
+        if (has_io() && io_->poll(duration{0}) > 0) continue;  // readiness that already arrived
         if (return_when_idle) return;
         park(stop);
     }

@@ -24,6 +24,8 @@ namespace detail {
 
 class scheduler;
 struct root_signal;
+struct region_node;
+struct task_extras;
 
 /// State bits of a task, in task_header::state.
 namespace task_state {
@@ -33,6 +35,9 @@ inline constexpr std::uint32_t notified = 1u << 2;          ///< woken while run
 inline constexpr std::uint32_t complete = 1u << 3;          ///< finished; the outcome is set
 inline constexpr std::uint32_t join_waker = 1u << 4;        ///< join_waker holds the joiner's waker
 inline constexpr std::uint32_t cancel_requested = 1u << 5;  ///< unwind at the next await point
+inline constexpr std::uint32_t timeout_fired = 1u << 6;     ///< a timeout scope of the task expired
+/// Either bit makes the next kernel await point throw task_cancelled.
+inline constexpr std::uint32_t interrupted = cancel_requested | timeout_fired;
 }  // namespace task_state
 
 /// Scheduling record embedded in every task's coroutine promise, so a spawned
@@ -55,6 +60,11 @@ struct task_header : schedulable {
     /// The joiner's waker, valid while state has join_waker.
     waker join_waker;
     task_id id;
+    /// The region this task belongs to; it keeps the region open until it ends.
+    region_node* region = nullptr;
+    /// Rarely needed state (cancel reason, region scopes, timeouts), allocated
+    /// on first use by whichever thread needs it first.
+    std::atomic<task_extras*> extras{nullptr};
     /// The pending leaf awaiter's readiness check, or null. The worker calls it
     /// before resuming: a wake that did not make the awaited thing ready (a
     /// stale waker, say) then costs a check instead of a wrong resume. It may
@@ -68,6 +78,8 @@ struct task_header : schedulable {
 
     /// A waker for this task (takes a reference).
     waker make_waker() noexcept;
+    /// The extras, allocated if needed (any thread).
+    task_extras& get_extras();
     /// Drops one reference; destroys the frame at zero.
     void release() noexcept;
 };
@@ -80,12 +92,12 @@ task_header* current_task() noexcept;
 [[noreturn]] void throw_cancelled();
 inline void check_cancel() {
     task_header* t = current_task();
-    if (t && (t->state.load(std::memory_order_relaxed) & task_state::cancel_requested))
+    if (t && (t->state.load(std::memory_order_relaxed) & task_state::interrupted))
         throw_cancelled();
 }
 inline bool cancel_pending() noexcept {
     task_header* t = current_task();
-    return t && (t->state.load(std::memory_order_relaxed) & task_state::cancel_requested);
+    return t && (t->state.load(std::memory_order_relaxed) & task_state::interrupted);
 }
 
 }  // namespace detail

@@ -1,0 +1,59 @@
+#pragma once
+// The kernel's seam to the reactor for I/O awaitables (rtkit::net builds on it).
+// Not API for applications; plugin and I/O code in the kernel use it.
+#include <coroutine>
+
+#include "rtkit/detail/task_header.hpp"
+#include "rtkit/reactor.hpp"
+
+namespace rtkit::detail {
+
+class scheduler;
+
+/// A descriptor registered with the reactor of the runtime whose worker the
+/// registering thread holds. Every operation must run on the thread that holds
+/// that worker (a task's poll, or a block_on root driving it).
+class io_registration {
+  public:
+    io_registration() noexcept = default;
+    /// Registers `fd` for `what`. Throws no_runtime_error when this thread does
+    /// not hold a runtime's worker, std::system_error from the reactor.
+    io_registration(int fd, interest what);
+    io_registration(io_registration&& other) noexcept;
+    io_registration& operator=(io_registration&& other) noexcept;
+    ~io_registration() { reset(); }
+
+    /// Deregisters (before the descriptor is closed). Idempotent.
+    void reset() noexcept;
+    explicit operator bool() const noexcept { return reactor_ != nullptr; }
+    /// The readiness latched for `want` (plus hangup/error), or 0 after arming `w`.
+    unsigned poll_ready(interest want, const waker& w);
+    /// Forgets latched `bits` after an operation hit EAGAIN.
+    void clear_ready(unsigned bits) noexcept;
+    /// Changes the interest.
+    void modify(interest what);
+
+    /// Awaitable: suspends until the descriptor is ready for `want`; returns the
+    /// readiness bits. A cancellation point.
+    class ready_awaiter {
+      public:
+        ready_awaiter(io_registration& reg, interest want) noexcept : reg_(reg), want_(want) {}
+        bool await_ready() const noexcept { return cancel_pending(); }
+        bool await_suspend(std::coroutine_handle<>);
+        unsigned await_resume();
+
+      private:
+        static bool leaf_ready(void* self) noexcept;
+        io_registration& reg_;
+        interest want_;
+        unsigned bits_ = 0;
+    };
+    ready_awaiter ready(interest want) noexcept { return ready_awaiter(*this, want); }
+
+  private:
+    reactor* reactor_ = nullptr;
+    scheduler* sched_ = nullptr;
+    io_token token_ = 0;
+};
+
+}  // namespace rtkit::detail

@@ -1,0 +1,85 @@
+#pragma once
+// A node of the region tree. Not API; rtkit::cx and the region scope use it.
+#include <atomic>
+#include <cstdint>
+
+#include "rtkit/outcome.hpp"
+#include "rtkit/waker.hpp"
+
+namespace rtkit::detail {
+
+class scheduler;
+
+/// Counts what lives in a region (tasks and child regions) and lets the owner
+/// of a region scope wait until it is empty once the scope's body ended.
+///
+/// `word` packs the count (in units of `one`) with three flags, so that the last
+/// leaver's final access to the node is a single atomic operation unless the
+/// closer is waiting (then the closer cannot go away until it is woken).
+struct region_node {
+    static constexpr std::uint64_t closing = 1;     ///< the scope's body ended
+    static constexpr std::uint64_t closer_set = 2;  ///< `closer` holds the closer's waker
+    static constexpr std::uint64_t drained = 4;     ///< closing and empty: the node may go
+    static constexpr std::uint64_t one = 8;
+
+    region_node* parent = nullptr;
+    scheduler* sched = nullptr;
+    std::atomic<std::uint64_t> word{0};
+    std::atomic<bool> cancelled{false};
+    std::atomic<cancel_reason*> reason{nullptr};
+    waker closer;
+
+    region_node() = default;
+    region_node(const region_node&) = delete;
+    region_node& operator=(const region_node&) = delete;
+    ~region_node() { delete reason.load(std::memory_order_acquire); }
+
+    /// Something (a task or a child region) joins the region.
+    void enter() noexcept { word.fetch_add(one, std::memory_order_relaxed); }
+    /// Something leaves; the last one out of a closing region wakes its closer.
+    void leave() noexcept {
+        std::uint64_t prev = word.fetch_sub(one, std::memory_order_acq_rel);
+        if (prev / one == 1 && (prev & closing)) mark_drained();
+    }
+    /// The body ended: from now on the region drains. True if already empty.
+    bool close() noexcept {
+        std::uint64_t prev = word.fetch_or(closing, std::memory_order_acq_rel);
+        if (prev / one != 0) return false;
+        word.fetch_or(drained, std::memory_order_acq_rel);
+        return true;
+    }
+    bool is_drained() const noexcept { return word.load(std::memory_order_acquire) & drained; }
+    /// Publishes the closer's waker; false when the region drained meanwhile.
+    bool set_closer(waker w) noexcept {
+        closer = std::move(w);
+        return !(word.fetch_or(closer_set, std::memory_order_acq_rel) & drained);
+    }
+    /// True when this region or one above it was cancelled.
+    bool is_cancelled() const noexcept {
+        for (const region_node* r = this; r; r = r->parent)
+            if (r->cancelled.load(std::memory_order_acquire)) return true;
+        return false;
+    }
+    /// True when `this` is `ancestor` or lies below it.
+    bool is_within(const region_node* ancestor) const noexcept {
+        for (const region_node* r = this; r; r = r->parent)
+            if (r == ancestor) return true;
+        return false;
+    }
+    /// The reason of the nearest cancelled region at or above this one.
+    cancel_reason cancel_reason_or_default() const {
+        for (const region_node* r = this; r; r = r->parent)
+            if (cancel_reason* why = r->reason.load(std::memory_order_acquire)) return *why;
+        return cancel_reason{"region cancelled"};
+    }
+
+  private:
+    void mark_drained() noexcept {
+        if (word.fetch_or(drained, std::memory_order_acq_rel) & closer_set) {
+            waker w = std::move(closer);
+            w.wake();
+        }
+    }
+};
+
+}  // namespace rtkit::detail

@@ -1,0 +1,25 @@
+#pragma once
+// Per-task state that most tasks never need, allocated on first use.
+#include <atomic>
+
+#include "rtkit/detail/task_header.hpp"
+#include "rtkit/outcome.hpp"
+
+namespace rtkit::detail {
+
+struct timeout_state;
+
+struct task_extras {
+    /// The reason of the first cancellation request; set once, then read-only.
+    std::atomic<cancel_reason*> reason{nullptr};
+    /// Where spawns go while the task runs a region scope (null: its own region).
+    region_node* spawn_region = nullptr;
+    /// The innermost active timeout scope of the task (polling thread only).
+    timeout_state* timeouts = nullptr;
+    ~task_extras() { delete reason.load(std::memory_order_acquire); }
+};
+
+/// Records `reason` as the task's cancellation reason unless one is already set.
+void set_cancel_reason(task_header& task, cancel_reason reason);
+
+}  // namespace rtkit::detail
