@@ -65,22 +65,34 @@ std::vector<std::string> to_strings(const std::vector<std::string_view>& parts) 
     return items;
 }
 
-std::optional<config_value> parse_as(value_type type, std::string_view text) {
+/// Reads `text` as `type` into `out`; false when it is not of that type. (An
+/// out-parameter: returning optional<config_value> trips a false
+/// -Wmaybe-uninitialized in GCC 12 under the sanitizers.)
+bool parse_as(value_type type, std::string_view text, config_value& out) {
     switch (type) {
         case value_type::string:
-            return config_value(std::string(unquote(text)));
+            out = std::string(unquote(text));
+            return true;
         case value_type::boolean:
-            if (auto b = parse_boolean(text)) return config_value(*b);
-            return std::nullopt;
+            if (auto b = parse_boolean(text)) {
+                out = *b;
+                return true;
+            }
+            return false;
         case value_type::integer:
-            if (auto i = parse_integer(text)) return config_value(*i);
-            return std::nullopt;
+            if (auto i = parse_integer(text)) {
+                out = *i;
+                return true;
+            }
+            return false;
         case value_type::plugin_preference:
-            return config_value(to_strings(split(text, ',')));
+            out = to_strings(split(text, ','));
+            return true;
         case value_type::path_list:
-            return config_value(to_strings(split(text, ':')));
+            out = to_strings(split(text, ':'));
+            return true;
     }
-    return std::nullopt;
+    return false;
 }
 
 // A plugin option's type is declared by the plugin, which is not known here:
@@ -143,14 +155,14 @@ void apply_override(runtime_config& config, std::string_view assignment) {
                               " (a plugin option is TABLE.PLUGIN.OPTION, e.g. "
                               "reactor.epoll.events_per_poll)");
     }
-    auto value = parse_as(spec->type, text);
-    if (!value)
+    config_value value;
+    if (!parse_as(spec->type, text, value))
         override_error(value_column, "'" + detail::dotted_name(*spec) + "' must be " +
                                          std::string(describe(spec->type)) + ", not '" +
                                          std::string(text) + "'");
-    if (auto problem = detail::check_value(*spec, *value, std::filesystem::current_path()))
+    if (auto problem = detail::check_value(*spec, value, std::filesystem::current_path()))
         override_error(value_column, std::move(*problem));
-    spec->assign(config, *value);
+    spec->assign(config, value);
 }
 
 }  // namespace rtkit::config
