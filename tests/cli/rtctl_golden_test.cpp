@@ -157,3 +157,19 @@ TEST_CASE("usage errors and unreadable scripts exit 2") {
     CHECK(run_rtctl({"run", "examples"}).status == 2);
     CHECK(run_rtctl({"--help"}).status == 0);
 }
+
+TEST_CASE("plugin options from TOML and --set reach the plugins") {
+    const auto tuned = run_rtctl(
+        {"run", "examples/scripts/hello.rts", "--config", "examples/configs/tuned.toml"});
+    CHECK(tuned.err == "");
+    CHECK(tuned.status == 0);
+    CHECK(tuned.out.rfind("hello from the root task\na: tick 1\nb: tock 1\n", 0) == 0);
+
+    // The wheel declares tick_us >= 10: the plugin layer refuses 5, naming it.
+    const auto refused =
+        run_rtctl({"run", "examples/scripts/counting.rts", "--config",
+                   "examples/configs/tuned.toml", "--set", "timer.wheel.tick_us=5"});
+    CHECK(refused.status == 1);
+    CHECK(refused.out == "");
+    CHECK(refused.err.find("tick_us") != std::string::npos);
+}
