@@ -1,0 +1,24 @@
+// The export of the io_uring reactor plugin: its descriptor and nothing else.
+#include "rtkit/plugin.hpp"
+#include "uring_reactor.hpp"
+
+namespace {
+
+constexpr rtkit_option_decl uring_options[] = {
+    {"entries", RTKIT_OPTION_INT, "256", 8, 32768, nullptr,
+     "submission queue entries (the completion queue gets twice as many)"},
+    {"sqpoll", RTKIT_OPTION_BOOL, "false", 0, 0, nullptr,
+     "a kernel thread polls the submission queue (costs a core while busy)"},
+    {"fail_probe_errno", RTKIT_OPTION_INT, "0", 0, 4095, nullptr,
+     "fault injection: when nonzero the probe fails with this errno (1 EPERM, 38 ENOSYS)"},
+};
+
+constexpr rtkit_plugin_descriptor uring_descriptor =
+    rtkit::make_plugin_descriptor<rtkit::reactor, rtkit_uring::uring_reactor>(
+        "uring", "1.0.0",
+        "io_uring reactor: multishot-poll readiness plus whole accept/connect/recv/send/read/write",
+        uring_options, 3);
+
+}  // namespace
+
+RTKIT_EXPORT_PLUGIN(uring_descriptor)

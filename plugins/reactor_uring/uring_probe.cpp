@@ -1,0 +1,122 @@
+#include "uring_probe.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <system_error>
+
+namespace rtkit_uring {
+namespace {
+
+struct required_opcode {
+    int op;
+    const char* name;
+};
+
+/// Everything the reactor submits: readiness (POLL_ADD/REMOVE), whole
+/// operations for rtkit::net, cancellation, and the eventfd read behind wake().
+constexpr required_opcode required_opcodes[] = {
+    {IORING_OP_POLL_ADD, "POLL_ADD"},
+    {IORING_OP_POLL_REMOVE, "POLL_REMOVE"},
+    {IORING_OP_ACCEPT, "ACCEPT"},
+    {IORING_OP_CONNECT, "CONNECT"},
+    {IORING_OP_RECV, "RECV"},
+    {IORING_OP_SEND, "SEND"},
+    {IORING_OP_READ, "READ"},
+    {IORING_OP_WRITE, "WRITE"},
+    {IORING_OP_ASYNC_CANCEL, "ASYNC_CANCEL"},
+};
+
+[[noreturn]] void refuse(int error, const std::string& why) {
+    throw std::system_error(error, std::generic_category(), why);
+}
+
+/// What to tell the operator for an io_uring_setup errno.
+std::string setup_advice(int error) {
+    switch (error) {
+        case ENOSYS:
+            return "io_uring_setup failed with ENOSYS: this kernel has no io_uring (Linux 5.1+ "
+                   "needed, or it was compiled out); use the epoll reactor";
+        case EPERM:
+            return "io_uring_setup failed with EPERM: io_uring is forbidden for this process "
+                   "(seccomp filter, container policy, or kernel.io_uring_disabled); use the "
+                   "epoll reactor";
+        case ENOMEM:
+            return "io_uring_setup failed with ENOMEM: no memory for the ring (RLIMIT_MEMLOCK "
+                   "on kernels before 5.12?); lower [reactor.uring] entries";
+        default:
+            return std::string("io_uring_setup failed with errno ") + std::to_string(error) + " (" +
+                   std::strerror(error) + ")";
+    }
+}
+
+/// kernel.io_uring_disabled (Linux 6.6+): 0 allowed, 1 only for members of
+/// kernel.io_uring_group and privileged processes, 2 forbidden for everyone.
+int io_uring_disabled_setting() {
+    std::ifstream in("/proc/sys/kernel/io_uring_disabled");
+    int value = 0;
+    if (in >> value) return value;
+    return 0;  // older kernel: no such switch
+}
+
+}  // namespace
+
+std::string required_opcode_names() {
+    std::string names;
+    for (const required_opcode& r : required_opcodes)
+        names += (names.empty() ? "" : ", ") + std::string(r.name);
+    return names;
+}
+
+void open_ring(io_uring& ring, const ring_settings& settings) {
+    if (settings.fail_probe_errno != 0)
+        refuse(settings.fail_probe_errno, "fault injection ([reactor.uring] fail_probe_errno = " +
+                                              std::to_string(settings.fail_probe_errno) +
+                                              "): " + setup_advice(settings.fail_probe_errno));
+    if (io_uring_disabled_setting() == 2)
+        refuse(EPERM,
+               "kernel.io_uring_disabled = 2: io_uring is disabled on this machine for every "
+               "process (sysctl kernel.io_uring_disabled=0 enables it); use the epoll reactor");
+
+    // COOP_TASKRUN: completions are posted when the worker enters the kernel
+    // anyway (it always does, to submit or wait) instead of by an interrupt.
+    // SINGLE_ISSUER/DEFER_TASKRUN are not used: the current-thread runtime
+    // hands its worker between threads (block_on borrows it), and those flags
+    // bind the ring to one thread.
+    io_uring_params params{};
+    params.flags = IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG;
+    if (settings.sqpoll) {
+        params.flags = IORING_SETUP_SQPOLL;
+        params.sq_thread_idle = 50;  // ms before the poller thread sleeps
+    }
+    int rc = io_uring_queue_init_params(settings.entries, &ring, &params);
+    if (rc == -EINVAL && !settings.sqpoll) {
+        params = io_uring_params{};  // a kernel before 5.19: no COOP_TASKRUN
+        rc = io_uring_queue_init_params(settings.entries, &ring, &params);
+    }
+    if (rc < 0) {
+        if (io_uring_disabled_setting() == 1 && -rc == EPERM)
+            refuse(EPERM,
+                   "kernel.io_uring_disabled = 1: io_uring is limited to kernel.io_uring_group "
+                   "and privileged processes; use the epoll reactor");
+        refuse(-rc, setup_advice(-rc));
+    }
+
+    io_uring_probe* probe = io_uring_get_probe_ring(&ring);
+    if (!probe) {
+        io_uring_queue_exit(&ring);
+        refuse(ENOSYS, "io_uring opcode probe failed (kernel before 5.6); use the epoll reactor");
+    }
+    std::string missing;
+    for (const required_opcode& r : required_opcodes)
+        if (!io_uring_opcode_supported(probe, r.op))
+            missing += (missing.empty() ? "" : ", ") + std::string(r.name);
+    io_uring_free_probe(probe);
+    if (!missing.empty()) {
+        io_uring_queue_exit(&ring);
+        refuse(EOPNOTSUPP, "the kernel's io_uring lacks opcode(s) " + missing +
+                               " that the reactor needs; use the epoll reactor");
+    }
+}
+
+}  // namespace rtkit_uring

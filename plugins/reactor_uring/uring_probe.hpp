@@ -1,0 +1,27 @@
+#pragma once
+// rtkit_uring::open_ring: the real probe that decides whether io_uring can start.
+#include <liburing.h>
+
+#include <string>
+
+namespace rtkit_uring {
+
+/// How the ring is set up.
+struct ring_settings {
+    unsigned entries = 256;  ///< submission queue size (the completion queue is twice that)
+    bool sqpoll = false;     ///< a kernel thread polls the submission queue
+    /// Fault injection: when nonzero, the probe fails as if io_uring_setup had
+    /// returned this errno (1 EPERM, 38 ENOSYS, ...), before touching the kernel.
+    int fail_probe_errno = 0;
+};
+
+/// Creates `ring` and checks that it can do everything the reactor needs:
+/// kernel.io_uring_disabled allows it, io_uring_setup succeeds, and every
+/// opcode the reactor submits is supported. Throws std::system_error whose
+/// message says which check failed and what to do; the ring is not left open.
+void open_ring(io_uring& ring, const ring_settings& settings);
+
+/// The opcodes the reactor submits, for messages.
+std::string required_opcode_names();
+
+}  // namespace rtkit_uring

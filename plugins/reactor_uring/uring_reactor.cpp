@@ -1,0 +1,344 @@
+#include "uring_reactor.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <system_error>
+
+namespace rtkit_uring {
+namespace {
+
+constexpr std::uint32_t no_slot = UINT32_MAX;
+constexpr std::uint32_t generation_mask = (1u << 29) - 1;
+
+/// The low three bits of a completion's user data say what it belongs to. An
+/// io_completion is at least 8-aligned, so its address has them clear.
+enum user_data_kind : std::uint64_t {
+    kind_operation = 0,  ///< an io_completion*
+    kind_poll = 1,       ///< a registration's multishot poll: slot << 32 | generation << 3
+    kind_wake = 2,       ///< the eventfd READ behind wake()
+    kind_ignore = 3,     ///< cancel and poll-remove requests: nothing waits for them
+};
+
+constexpr std::uint32_t index_of(rtkit::io_token t) {
+    return static_cast<std::uint32_t>(t);
+}
+constexpr std::uint32_t generation_of(rtkit::io_token t) {
+    return static_cast<std::uint32_t>(t >> 32);
+}
+constexpr rtkit::io_token make_token(std::uint32_t index, std::uint32_t generation) {
+    return index | (std::uint64_t{generation} << 32);
+}
+constexpr std::uint64_t poll_user_data(std::uint32_t index, std::uint32_t generation) {
+    return (std::uint64_t{index} << 32) | (std::uint64_t{generation} << 3) | kind_poll;
+}
+
+/// Every readiness the reactor latches, whatever the interest (as epoll's).
+constexpr unsigned poll_mask = POLLIN | POLLOUT | POLLRDHUP;
+constexpr unsigned always_reported = rtkit::ready::hangup | rtkit::ready::error;
+
+unsigned ready_bits(unsigned events) {
+    unsigned bits = 0;
+    if (events & POLLIN) bits |= rtkit::ready::readable;
+    if (events & POLLOUT) bits |= rtkit::ready::writable;
+    if (events & (POLLRDHUP | POLLHUP)) bits |= rtkit::ready::hangup;
+    if (events & POLLERR) bits |= rtkit::ready::error;
+    return bits;
+}
+
+ring_settings settings_from(const rtkit::plugin_options& options) {
+    ring_settings s;
+    s.entries = static_cast<unsigned>(options.get_int("entries"));
+    s.sqpoll = options.get_bool("sqpoll");
+    s.fail_probe_errno = static_cast<int>(options.get_int("fail_probe_errno"));
+    return s;
+}
+
+/// One kernel I/O length field is 32 bits; larger requests complete short.
+unsigned clamp_length(std::size_t n) {
+    return n > (1u << 30) ? (1u << 30) : static_cast<unsigned>(n);
+}
+
+}  // namespace
+
+uring_reactor::uring_reactor(const rtkit::plugin_options& options)
+    : uring_reactor(settings_from(options)) {}
+
+uring_reactor::uring_reactor(const ring_settings& settings) : free_head_(no_slot) {
+    open_ring(ring_, settings);
+    // Blocking on purpose: io_uring answers a READ of an O_NONBLOCK file with
+    // EAGAIN instead of waiting. wake() never blocks on it (the counter would
+    // have to reach 2^64 - 2).
+    wake_fd_ = eventfd(0, EFD_CLOEXEC);
+    if (wake_fd_ < 0) {
+        const int saved = errno;
+        io_uring_queue_exit(&ring_);
+        throw std::system_error(saved, std::generic_category(), "eventfd");
+    }
+    arm_wake_read();
+}
+
+uring_reactor::~uring_reactor() {
+    // Ends every request still in the kernel; nothing of ours is touched after.
+    io_uring_queue_exit(&ring_);
+    close(wake_fd_);
+}
+
+io_uring_sqe* uring_reactor::next_sqe() {
+    io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+    if (sqe) return sqe;
+    const int rc = io_uring_submit(&ring_);  // the queue is full: hand it over now
+    if (rc < 0) throw std::system_error(-rc, std::generic_category(), "io_uring_submit");
+    sqe = io_uring_get_sqe(&ring_);
+    if (!sqe) throw std::system_error(EBUSY, std::generic_category(), "io_uring submission queue");
+    return sqe;
+}
+
+void uring_reactor::arm_wake_read() {
+    io_uring_sqe* sqe = next_sqe();
+    io_uring_prep_read(sqe, wake_fd_, &wake_count_, sizeof wake_count_, 0);
+    io_uring_sqe_set_data64(sqe, kind_wake);
+}
+
+void uring_reactor::arm_poll(std::uint32_t index, registration& r) {
+    io_uring_sqe* sqe = next_sqe();
+    io_uring_prep_poll_multishot(sqe, r.fd, poll_mask);
+    io_uring_sqe_set_data64(sqe, poll_user_data(index, r.generation));
+    r.poll_armed = true;
+}
+
+uring_reactor::registration* uring_reactor::lookup(rtkit::io_token token) noexcept {
+    const std::uint32_t index = index_of(token);
+    if (index >= slab_.size()) return nullptr;
+    registration& r = slab_[index];
+    return r.in_use && r.generation == generation_of(token) ? &r : nullptr;
+}
+
+rtkit::io_token uring_reactor::add(int fd, rtkit::interest what) {
+    // Registration is lazy (no poll until a waker is armed), so check the
+    // descriptor here to fail where epoll_ctl would.
+    if (fcntl(fd, F_GETFD) < 0)
+        throw std::system_error(errno, std::generic_category(),
+                                "io_uring reactor add(fd " + std::to_string(fd) + ")");
+    std::uint32_t index = free_head_;
+    if (index == no_slot) {
+        slab_.emplace_back();
+        index = static_cast<std::uint32_t>(slab_.size() - 1);
+    } else {
+        free_head_ = slab_[index].next_free;
+    }
+    registration& r = slab_[index];
+    r.in_use = true;
+    r.poll_armed = false;
+    r.fd = fd;
+    r.interest = static_cast<std::uint8_t>(what);
+    r.latched = 0;
+    return make_token(index, r.generation);
+}
+
+void uring_reactor::modify(rtkit::io_token token, rtkit::interest what) {
+    registration* r = lookup(token);
+    if (!r) throw std::system_error(ENOENT, std::generic_category(), "io_uring reactor modify");
+    r->interest = static_cast<std::uint8_t>(what);
+    if (!(r->interest & static_cast<std::uint8_t>(rtkit::interest::read))) r->reader.reset();
+    if (!(r->interest & static_cast<std::uint8_t>(rtkit::interest::write))) r->writer.reset();
+}
+
+void uring_reactor::remove(rtkit::io_token token) noexcept {
+    registration* r = lookup(token);
+    if (!r) return;
+    const std::uint32_t index = index_of(token);
+    if (r->poll_armed) {
+        // The poll holds a reference to the file: remove it now, so that the
+        // caller's close() really closes (the peer sees it at once). Its last
+        // completion fails the generation check below and is dropped.
+        try {
+            io_uring_sqe* sqe = next_sqe();
+            io_uring_prep_poll_remove(sqe, poll_user_data(index, r->generation));
+            io_uring_sqe_set_data64(sqe, kind_ignore);
+            io_uring_submit(&ring_);
+        } catch (...) {
+            // Only the early release is lost; stale completions are still dropped.
+        }
+    }
+    r->reader.reset();
+    r->writer.reset();
+    r->in_use = false;
+    r->poll_armed = false;
+    r->fd = -1;
+    r->latched = 0;
+    r->generation = (r->generation + 1) & generation_mask;
+    if (r->generation == 0) r->generation = 1;
+    r->next_free = free_head_;
+    free_head_ = index;
+}
+
+unsigned uring_reactor::poll_ready(rtkit::io_token token, rtkit::interest want,
+                                   const rtkit::waker& w) {
+    registration* r = lookup(token);
+    if (!r) return rtkit::ready::error;
+    const unsigned want_bits = static_cast<unsigned>(want);
+    const unsigned ready = r->latched & (want_bits | always_reported);
+    if (ready) return ready;
+    if (!r->poll_armed) arm_poll(index_of(token), *r);
+    if (want_bits & rtkit::ready::readable && !r->reader.will_wake(w)) r->reader = w;
+    if (want_bits & rtkit::ready::writable && !r->writer.will_wake(w)) r->writer = w;
+    return 0;
+}
+
+void uring_reactor::clear_ready(rtkit::io_token token, unsigned bits) noexcept {
+    if (registration* r = lookup(token)) r->latched &= ~bits;
+}
+
+std::size_t uring_reactor::handle(const io_uring_cqe& cqe) noexcept {
+    const std::uint64_t data = cqe.user_data;
+    switch (data & 7) {
+        case kind_operation: {
+            auto* done = reinterpret_cast<rtkit::io_completion*>(data);
+            done->result = cqe.res;
+            done->pending = false;
+            done->on_complete.wake();
+            return 1;
+        }
+        case kind_poll: {
+            const auto index = static_cast<std::uint32_t>(data >> 32);
+            const auto generation = static_cast<std::uint32_t>(data >> 3) & generation_mask;
+            registration* r = lookup(make_token(index, generation));
+            if (!r) return 0;  // removed after the kernel posted it
+            if (!(cqe.flags & IORING_CQE_F_MORE)) r->poll_armed = false;
+            if (cqe.res == -ECANCELED) return 0;
+            const unsigned bits =
+                cqe.res < 0 ? rtkit::ready::error : ready_bits(static_cast<unsigned>(cqe.res));
+            r->latched |= bits;
+            if (bits & (rtkit::ready::readable | always_reported)) r->reader.wake();
+            if (bits & (rtkit::ready::writable | always_reported)) r->writer.wake();
+            return (bits & (r->interest | always_reported)) ? 1 : 0;
+        }
+        case kind_wake:
+            // acq_rel: a wake() that saw the flag still set published its work
+            // before this exchange, and this poll returns to the caller anyway.
+            wake_pending_.exchange(false, std::memory_order_acq_rel);
+            try {
+                arm_wake_read();
+            } catch (...) {
+                // No room even after a flush: the next wake() finds the flag
+                // clear, writes, and the eventfd is read when re-armed below.
+                wake_pending_.store(true, std::memory_order_release);
+            }
+            return 0;
+        default:
+            return 0;  // cancel / poll-remove results, liburing's internal timeouts
+    }
+}
+
+std::size_t uring_reactor::reap() noexcept {
+    std::size_t ready = 0;
+    unsigned head = 0;
+    unsigned seen = 0;
+    io_uring_cqe* cqe = nullptr;
+    io_uring_for_each_cqe(&ring_, head, cqe) {
+        ++seen;
+        ready += handle(*cqe);
+    }
+    io_uring_cq_advance(&ring_, seen);
+    return ready;
+}
+
+std::size_t uring_reactor::poll(rtkit::duration timeout) {
+    int rc = 0;
+    if (timeout.count() == 0) {
+        // Enter the kernel only when there is something to submit or task
+        // work (completions not yet posted) waiting for us.
+        const unsigned flags = IO_URING_READ_ONCE(*ring_.sq.kflags);
+        if (io_uring_sq_ready(&ring_) > 0 || (flags & (IORING_SQ_TASKRUN | IORING_SQ_CQ_OVERFLOW)))
+            rc = io_uring_submit_and_get_events(&ring_);
+    } else if (timeout.count() < 0) {
+        rc = io_uring_submit_and_wait(&ring_, 1);
+    } else {
+        __kernel_timespec ts{};
+        ts.tv_sec = timeout.count() / 1'000'000'000;
+        ts.tv_nsec = timeout.count() % 1'000'000'000;
+        io_uring_cqe* first = nullptr;
+        rc = io_uring_submit_and_wait_timeout(&ring_, &first, 1, &ts, nullptr);
+    }
+    if (rc < 0 && rc != -EINTR && rc != -ETIME && rc != -EBUSY && rc != -EAGAIN)
+        throw std::system_error(-rc, std::generic_category(), "io_uring_enter");
+    return reap();
+}
+
+void uring_reactor::wake() noexcept {
+    if (wake_pending_.exchange(true, std::memory_order_acq_rel)) return;  // already pending
+    const std::uint64_t one = 1;
+    [[maybe_unused]] const ssize_t n = write(wake_fd_, &one, sizeof one);
+}
+
+void* uring_reactor::query_interface(const char* name) noexcept {
+    if (name && std::strcmp(name, rtkit::completion_reactor_v1_name) == 0)
+        return static_cast<rtkit::completion_reactor_v1*>(this);
+    return nullptr;
+}
+
+void uring_reactor::submit(const rtkit::io_request& request, rtkit::io_completion& done) {
+    io_uring_sqe* sqe = next_sqe();
+    switch (request.op) {
+        case rtkit::io_opcode::accept:
+            io_uring_prep_accept(sqe, request.fd, request.address, request.address_length,
+                                 request.flags);
+            break;
+        case rtkit::io_opcode::connect:
+            io_uring_prep_connect(sqe, request.fd, request.address, request.address_size);
+            break;
+        case rtkit::io_opcode::recv:
+            io_uring_prep_recv(sqe, request.fd, request.buffer, clamp_length(request.length),
+                               request.flags);
+            break;
+        case rtkit::io_opcode::send:
+            io_uring_prep_send(sqe, request.fd, request.buffer, clamp_length(request.length),
+                               request.flags);
+            break;
+        case rtkit::io_opcode::read:
+            // Offset -1: the file position (pipes and sockets have none).
+            io_uring_prep_read(sqe, request.fd, request.buffer, clamp_length(request.length),
+                               static_cast<std::uint64_t>(-1));
+            break;
+        case rtkit::io_opcode::write:
+            io_uring_prep_write(sqe, request.fd, request.buffer, clamp_length(request.length),
+                                static_cast<std::uint64_t>(-1));
+            break;
+    }
+    io_uring_sqe_set_data(sqe, &done);
+    done.result = 0;
+    done.pending = true;
+}
+
+void uring_reactor::cancel(rtkit::io_completion& done) noexcept {
+    if (!done.pending) return;
+    done.on_complete.reset();  // the canceller is running: no wake needed
+    try {
+        io_uring_sqe* sqe = next_sqe();
+        io_uring_prep_cancel64(sqe, reinterpret_cast<std::uint64_t>(&done), 0);
+        io_uring_sqe_set_data64(sqe, kind_ignore);
+    } catch (...) {
+        // No room for the cancel even after a flush: wait for the operation itself.
+    }
+    // The buffer may be reused only after the kernel let go of it: wait for the
+    // operation's own completion (other completions are handled on the way).
+    while (done.pending) {
+        const int rc = io_uring_submit_and_wait(&ring_, 1);
+        if (rc < 0 && rc != -EINTR && rc != -ETIME && rc != -EBUSY && rc != -EAGAIN) {
+            // The ring itself is broken; returning would let the kernel write
+            // into a released buffer.
+            std::abort();
+        }
+        reap();
+    }
+}
+
+}  // namespace rtkit_uring
