@@ -2,7 +2,9 @@
 
 #include <chrono>
 
+#include "rtkit/join_handle.hpp"
 #include "thread_context.hpp"
+#include "timeouts.hpp"
 
 namespace rtkit::detail {
 
@@ -12,6 +14,25 @@ constexpr auto background_wait_slice = std::chrono::milliseconds(100);
 /// The post-root drain returns after this many stop checks even if work remains,
 /// so a self-waking task cannot keep block_on from returning.
 constexpr unsigned post_root_drain_turns = 64;
+/// The root's wake flag (task_state::root_woken) and how the caller uses it.
+bool take_root_wake(task_header* root) noexcept {
+    return root->state.fetch_and(~task_state::root_woken, std::memory_order_acq_rel) &
+           task_state::root_woken;
+}
+bool root_wake_pending(const task_header* root) noexcept {
+    return root->state.load(std::memory_order_seq_cst) & task_state::root_woken;
+}
+void set_root_wake(task_header* root) noexcept {
+    root->state.fetch_or(task_state::root_woken, std::memory_order_relaxed);
+}
+void wait_root_wake(task_header* root) noexcept {
+    std::uint32_t s = root->state.load(std::memory_order_acquire);
+    while (!(s & task_state::root_woken)) {
+        root->state.wait(s, std::memory_order_acquire);
+        s = root->state.load(std::memory_order_acquire);
+    }
+}
+
 }  // namespace
 
 class current_thread_driver::loan {
@@ -35,7 +56,8 @@ class current_thread_driver::loan {
     return_to to_;
 };
 
-current_thread_driver::current_thread_driver(scheduler& sched) : sched_(sched) {
+current_thread_driver::current_thread_driver(scheduler& sched, region_node& root_region)
+    : sched_(sched), root_region_(root_region) {
     sched_.on_wake_resting = [this] {
         std::lock_guard lock(mutex_);
         changed_.notify_all();
@@ -197,10 +219,14 @@ void current_thread_driver::shutdown() {
 }
 
 void current_thread_driver::drive(task_header* root) {
-    root_signal signal;
-    signal.sched = &sched_;
-    root->root = &signal;
     root->sched = &sched_;
+    root->state.store(task_state::root | task_state::root_woken, std::memory_order_relaxed);
+    root->region = &root_region_;
+    root_region_.enter();
+    struct leave_on_exit {
+        region_node& region;
+        ~leave_on_exit() { region.leave(); }
+    } member{root_region_};
 
     // Same runtime, from a root polled on this thread: drive the parked worker.
     // Otherwise borrow it from the background thread.
@@ -215,16 +241,15 @@ void current_thread_driver::drive(task_header* root) {
     if (!w) {
         // Inside a task poll, on the background thread, or while another thread
         // holds the worker: poll the root here without the worker.
-        poll_directly(root, signal);
+        poll_directly(root);
         return;
     }
     loan borrowed(*this, std::move(w), to);
     scoped_worker holder(borrowed.slot().get(), &sched_);
-    drive_root_on(borrowed.slot(), root, signal);
+    drive_root_on(borrowed.slot(), root);
 }
 
-void current_thread_driver::drive_root_on(std::unique_ptr<worker>& w, task_header* root,
-                                          root_signal& signal) {
+void current_thread_driver::drive_root_on(std::unique_ptr<worker>& w, task_header* root) {
     // The root is a registered task for the life of the call.
     root->id = w->store().insert(root);
     bool cancel_sent = false;
@@ -232,32 +257,25 @@ void current_thread_driver::drive_root_on(std::unique_ptr<worker>& w, task_heade
         if (!cancel_sent && sched_.shutting_down.load(std::memory_order_acquire)) {
             // Shutdown while the root runs: it unwinds at its next await point.
             cancel_sent = true;
-            root->state.fetch_or(task_state::cancel_requested, std::memory_order_acq_rel);
-            signal.notify();
+            request_cancel(root, cancel_reason{"runtime shut down"});
         }
-        if (signal.take()) {
+        if (take_root_wake(root)) {
             // Park the worker so a nested block_on from the root can drive it.
             park_reentrant(std::move(w));
-            {
-                scoped_task polling(root, &sched_);
-                if (!root->leaf_ready || root->leaf_ready(root->leaf)) {
-                    root->leaf_ready = nullptr;
-                    root->resume_point.resume();
-                }
-            }
+            poll_root(root);
             w = take_reentrant();  // a nested drive hands it back before returning
             if (root->finished) break;
             if (root->yielded) {
                 root->yielded = false;
-                signal.woken.store(true, std::memory_order_relaxed);
+                set_root_wake(root);
             }
             // One dispatch turn between root polls, so a self-waking root does
             // not starve spawned work.
             w->run_once();
         } else if (cancel_sent) {
-            signal.woken.wait(false);  // the worker no longer dispatches
+            wait_root_wake(root);  // the worker no longer dispatches
         } else {
-            w->run_loop_until([&] { return signal.is_set(); }, false);
+            w->run_loop_until([&] { return root_wake_pending(root); }, false);
         }
     }
     root->state.fetch_or(task_state::complete, std::memory_order_acq_rel);
@@ -268,20 +286,24 @@ void current_thread_driver::drive_root_on(std::unique_ptr<worker>& w, task_heade
     w->run_loop_until([&] { return ++checks > post_root_drain_turns; }, true);
 }
 
-void current_thread_driver::poll_directly(task_header* root, root_signal& signal) {
+void current_thread_driver::poll_root(task_header* root) {
+    scoped_task polling(root, &sched_);
+    if (!root->leaf_ready || root->leaf_ready(root->leaf)) {
+        root->leaf_ready = nullptr;
+        root->resume_point.resume();
+    }
+    if (!root->finished) after_suspending_poll(*root);
+}
+
+void current_thread_driver::poll_directly(task_header* root) {
     worker* holder = this_thread().active_worker == sched_.home() ? sched_.home() : nullptr;
-    signal.sched = nullptr;  // nobody to unpark: this thread waits on the signal itself
     while (true) {
-        if (signal.take()) {
-            scoped_task polling(root, &sched_);
-            if (!root->leaf_ready || root->leaf_ready(root->leaf)) {
-                root->leaf_ready = nullptr;
-                root->resume_point.resume();
-            }
+        if (take_root_wake(root)) {
+            poll_root(root);
             if (root->finished) break;
             if (root->yielded) {
                 root->yielded = false;
-                signal.woken.store(true, std::memory_order_relaxed);
+                set_root_wake(root);
             }
             continue;
         }
@@ -291,9 +313,10 @@ void current_thread_driver::poll_directly(task_header* root, root_signal& signal
             std::optional<instant> next = holder->timers().next_deadline();
             if (next && *next <= holder->timers().now())
                 holder->timers().fire(holder->timers().now());
-            if (!signal.is_set()) std::this_thread::sleep_for(std::chrono::microseconds(200));
+            if (!root_wake_pending(root))
+                std::this_thread::sleep_for(std::chrono::microseconds(200));
         } else {
-            signal.woken.wait(false);
+            wait_root_wake(root);
         }
     }
     root->state.fetch_or(task_state::complete, std::memory_order_acq_rel);

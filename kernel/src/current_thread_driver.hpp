@@ -8,6 +8,7 @@
 #include <optional>
 #include <thread>
 
+#include "rtkit/detail/region_node.hpp"
 #include "scheduler.hpp"
 #include "worker.hpp"
 
@@ -25,7 +26,8 @@ namespace rtkit::detail {
 /// Shutdown closes the slot for good.
 class current_thread_driver {
   public:
-    explicit current_thread_driver(scheduler& sched);
+    /// Roots of block_on join `root_region`.
+    current_thread_driver(scheduler& sched, region_node& root_region);
 
     /// Body of the background thread: dispatches until a caller asks for the
     /// worker, offers it, waits for it to come back, repeats; retires the worker
@@ -51,12 +53,16 @@ class current_thread_driver {
     void release(std::unique_ptr<worker> w);
     void park_reentrant(std::unique_ptr<worker> w);
     std::unique_ptr<worker> take_reentrant();
-    void drive_root_on(std::unique_ptr<worker>& w, task_header* root, root_signal& signal);
-    void poll_directly(task_header* root, root_signal& signal);
+    void drive_root_on(std::unique_ptr<worker>& w, task_header* root);
+    void poll_directly(task_header* root);
     /// True when a worker resting in the slot must be driven again now.
     bool resting_worker_needs_driving() const;
 
+    /// Polls the root once, with its context installed.
+    void poll_root(task_header* root);
+
     scheduler& sched_;
+    region_node& root_region_;
     std::mutex mutex_;
     std::condition_variable changed_;
     slot_state slot_ = slot_state::background;

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "current_thread_driver.hpp"
+#include "rtkit/detail/region_node.hpp"
 #include "rtkit/plugin_loader.hpp"
 #include "scheduler.hpp"
 #include "thread_context.hpp"
@@ -66,7 +67,8 @@ class runtime_core {
         // The scheduler borrows the reactor and the clock; keep them alive as long.
         io_keepalive = std::move(io);
         timers_keepalive = std::move(timers);
-        driver = std::make_unique<current_thread_driver>(*sched);
+        root_region.sched = sched.get();
+        driver = std::make_unique<current_thread_driver>(*sched, root_region);
         background = std::thread(
             [this, w = std::move(w)]() mutable { driver->run_background(std::move(w)); });
     }
@@ -86,6 +88,8 @@ class runtime_core {
     std::shared_ptr<reactor> io_keepalive;
     std::shared_ptr<timer_driver> timers_keepalive;
     std::unique_ptr<scheduler> sched;
+    /// Every task belongs to this region or one below it.
+    region_node root_region;
     std::unique_ptr<current_thread_driver> driver;
     const task_store* store = nullptr;  ///< the worker's, for is_quiescent
     std::thread background;

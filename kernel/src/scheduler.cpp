@@ -5,12 +5,6 @@
 
 namespace rtkit::detail {
 
-void root_signal::notify() noexcept {
-    if (woken.exchange(true, std::memory_order_seq_cst)) return;
-    woken.notify_all();  // a root polled off the worker waits on the flag itself
-    if (sched) sched->unpark();
-}
-
 void scheduler::schedule(task_header* task) {
     if (this_thread().active_worker == home_)
         home_->push_ready(task);
@@ -26,7 +20,7 @@ void scheduler::submit(remote_item item) {
     remote_pending_.store(true, std::memory_order_seq_cst);
     // Pairs with the worker's park store then remote_pending() load (both seq_cst):
     // either it sees this item, or this sees it parked.
-    if (park.load(std::memory_order_seq_cst) != dispatching) unpark();
+    unpark();
 }
 
 void scheduler::take_remote(std::vector<remote_item>& out) {
@@ -36,10 +30,15 @@ void scheduler::take_remote(std::vector<remote_item>& out) {
 }
 
 void scheduler::unpark() noexcept {
-    if (park.load(std::memory_order_seq_cst) == resting) {
-        if (on_wake_resting) on_wake_resting();
-    } else {
-        io_.wake();
+    switch (park.load(std::memory_order_seq_cst)) {
+        case resting:
+            if (on_wake_resting) on_wake_resting();
+            break;
+        case in_reactor:
+            io_.wake();
+            break;
+        default:
+            break;  // dispatching: it will see the new work before it parks
     }
 }
 

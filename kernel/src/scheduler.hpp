@@ -16,9 +16,9 @@ class worker;
 
 /// Work handed to the worker by a thread that does not hold it.
 struct remote_item {
-    enum class kind : std::uint8_t { run, admit, arm_timer, cancel_timer };
+    enum class kind : std::uint8_t { run, admit, arm_timer, cancel_timer, cancel_region };
     kind what;
-    void* target;  ///< a task_header*, or a remote_timer*
+    void* target;  ///< a task_header*, a remote_timer* or a region_node*
 };
 
 /// A timer armed from a thread that does not hold the worker: the worker arms
@@ -31,15 +31,6 @@ struct remote_timer {
     void release() noexcept {
         if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
     }
-};
-
-/// Wakes a block_on root: records the wake and ends the driving thread's idle wait.
-struct root_signal {
-    std::atomic<bool> woken{true};  ///< true so the first poll happens at once
-    scheduler* sched = nullptr;
-    void notify() noexcept;
-    bool take() noexcept { return woken.exchange(false, std::memory_order_acq_rel); }
-    bool is_set() const noexcept { return woken.load(std::memory_order_seq_cst); }
 };
 
 /// One per runtime. Every method may be called from any thread.
@@ -63,7 +54,7 @@ class scheduler {
     void take_remote(std::vector<remote_item>& out);
     bool remote_pending() const noexcept { return remote_pending_.load(std::memory_order_seq_cst); }
 
-    /// Ends the worker's idle wait, wherever it is.
+    /// Ends the worker's idle wait, wherever it is; nothing while it dispatches.
     void unpark() noexcept;
     std::atomic<int> park{dispatching};
     /// Called by unpark() while the worker rests with the driver.

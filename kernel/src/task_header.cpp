@@ -1,6 +1,7 @@
 // Task wakers, references and the kernel entry points the public templates call.
 #include "rtkit/detail/task_header.hpp"
 #include "rtkit/cx.hpp"
+#include "rtkit/detail/region_node.hpp"
 #include "rtkit/detail/task_extras.hpp"
 #include "scheduler.hpp"
 #include "thread_context.hpp"
@@ -18,6 +19,13 @@ task_header* current_task() noexcept {
 }
 
 void throw_cancelled() {
+    task_header* t = current_task();
+    const std::uint32_t s = t ? t->state.load(std::memory_order_acquire) : 0;
+    if (!(s & task_state::cancel_requested) && (s & task_state::timeout_fired))
+        throw task_cancelled(cancel_reason{"timed out"});
+    if (task_extras* extras = t ? t->extras.load(std::memory_order_acquire) : nullptr)
+        if (cancel_reason* why = extras->reason.load(std::memory_order_acquire))
+            throw task_cancelled(*why);
     throw task_cancelled(cancel_reason{"cancelled"});
 }
 
@@ -28,11 +36,15 @@ namespace {
 /// needs nothing, a finished one ignores wakes.
 void wake_task(task_header* task) noexcept {
     using namespace task_state;
-    if (task->root) {
-        if (!(task->state.load(std::memory_order_acquire) & complete)) task->root->notify();
+    std::uint32_t s = task->state.load(std::memory_order_acquire);
+    if (s & root) {
+        // The flag lives in the root's own state word, which a waker keeps alive.
+        if (task->state.fetch_or(root_woken, std::memory_order_seq_cst) & (root_woken | complete))
+            return;
+        task->state.notify_all();  // a caller polling it off the worker waits on the word
+        task->sched->unpark();     // a caller driving the worker may be parked in it
         return;
     }
-    std::uint32_t s = task->state.load(std::memory_order_acquire);
     for (;;) {
         if (s & (complete | scheduled)) return;
         std::uint32_t next = (s & running) ? (s | notified) : (s | scheduled);
@@ -100,10 +112,24 @@ instant scheduler_now(scheduler& sched) noexcept {
     return sched.now();
 }
 
-void spawn_task(scheduler& sched, task_header* task) {
+region_node& spawn_region_of(task_header& task) noexcept {
+    if (task_extras* extras = task.extras.load(std::memory_order_acquire))
+        if (extras->spawn_region) return *extras->spawn_region;
+    return *task.region;
+}
+
+void spawn_task(scheduler& sched, region_node& region, task_header* task) {
     task->sched = &sched;
+    task->region = &region;
+    region.enter();
+    std::uint32_t initial = task_state::scheduled;
+    if (region.is_cancelled()) {
+        // Spawned into a cancelled region: it unwinds at its first await point.
+        set_cancel_reason(*task, region.cancel_reason_or_default());
+        initial |= task_state::cancel_requested;
+    }
     // Nobody else can see the task yet; its joiner may once it is submitted.
-    task->state.store(task_state::scheduled, std::memory_order_relaxed);
+    task->state.store(initial, std::memory_order_relaxed);
     worker* holder = this_thread().active_worker;
     if (holder == sched.home())
         holder->admit(task);

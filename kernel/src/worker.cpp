@@ -2,7 +2,9 @@
 
 #include <cstdio>
 
+#include "rtkit/join_handle.hpp"
 #include "thread_context.hpp"
+#include "timeouts.hpp"
 
 namespace rtkit::detail {
 
@@ -24,9 +26,9 @@ worker::~worker() {
     // Cancel and unwind: every task sees task_cancelled at its next await point.
     // Shutdown is set, so run_loop_until would not dispatch; turn by hand.
     for (int round = 0; round < retire_rounds && store_.size() > 0; ++round) {
-        store_.for_each([this](task_header* t) {
+        store_.for_each([](task_header* t) {
             if (!(t->state.load(std::memory_order_relaxed) & task_state::cancel_requested))
-                request_cancel(t);
+                request_cancel(t, cancel_reason{"runtime shut down"});
         });
         while (run_once()) {
         }
@@ -44,12 +46,6 @@ worker::~worker() {
 void worker::admit(task_header* task) {
     task->id = store_.insert(task);
     lanes_->push(task, lane::ready, {});
-}
-
-void worker::request_cancel(task_header* task) noexcept {
-    task->state.fetch_or(task_state::cancel_requested, std::memory_order_acq_rel);
-    waker w = task->make_waker();
-    w.wake();
 }
 
 bool worker::run_once() {
@@ -84,6 +80,12 @@ void worker::drain_remote() {
                 auto* t = static_cast<remote_timer*>(item.target);
                 if (t->to_wake) t->handle = timers_->insert(t->deadline, std::move(t->to_wake));
                 t->release();
+                break;
+            }
+            case remote_item::kind::cancel_region: {
+                auto* region = static_cast<region_node*>(item.target);
+                cancel_region_tasks(*region);
+                region->leave();
                 break;
             }
             case remote_item::kind::cancel_timer: {
@@ -132,6 +134,7 @@ void worker::execute(task_header* task) {
         complete(task);
         return;
     }
+    after_suspending_poll(*task);
     std::uint32_t s = task->state.load(std::memory_order_relaxed);
     bool again;
     std::uint32_t next;
@@ -152,7 +155,9 @@ void worker::complete(task_header* task) {
         waker joiner = std::move(task->join_waker);
         joiner.wake();
     }
+    region_node* region = task->region;
     task->release();  // the scheduler's reference
+    region->leave();  // last: may let the region's owner finish and free it
 }
 
 }  // namespace rtkit::detail

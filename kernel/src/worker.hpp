@@ -4,6 +4,7 @@
 #include <optional>
 #include <vector>
 
+#include "rtkit/detail/region_node.hpp"
 #include "rtkit/lane_policy.hpp"
 #include "rtkit/reactor.hpp"
 #include "rtkit/timer_driver.hpp"
@@ -38,8 +39,8 @@ class worker {
     void admit(task_header* task);
     /// Makes a registered task runnable (it won its scheduled bit).
     void push_ready(task_header* task) { lanes_->push(task, lane::ready, {}); }
-    /// Asks `task` to unwind at its next await point and wakes it.
-    void request_cancel(task_header* task) noexcept;
+    /// Requests cancellation of every registered task in `region` or below it.
+    void cancel_region_tasks(region_node& region);
 
     /// One dispatch turn: polls at most one task. False when nothing was runnable.
     bool run_once();

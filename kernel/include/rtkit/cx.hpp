@@ -1,9 +1,14 @@
 #pragma once
-// rtkit::cx: what a running task may do (spawn, sleep, yield, read the clock),
-// and the free functions that use the ambient one.
-#include <coroutine>
+// rtkit::cx: what a running task may do (spawn, sleep, yield, read the clock,
+// open regions, observe and request cancellation), and free functions that use
+// the ambient one.
+#include <concepts>
+#include <optional>
 #include <stdexcept>
+#include <type_traits>
 
+#include "rtkit/detail/region_node.hpp"
+#include "rtkit/detail/timer_await.hpp"
 #include "rtkit/join_handle.hpp"
 #include "rtkit/task.hpp"
 #include "rtkit/time.hpp"
@@ -16,85 +21,55 @@ class no_runtime_error : public std::logic_error {
     using std::logic_error::logic_error;
 };
 
+class cx;
+
 namespace detail {
 
 /// Kernel entry points used by the templates below (defined in the library).
 scheduler& current_scheduler();  // throws no_runtime_error outside a runtime
-void spawn_task(scheduler& sched, task_header* task);
-instant scheduler_now(scheduler& sched) noexcept;
+/// Registers `task` in `region` and makes it runnable on `sched`.
+void spawn_task(scheduler& sched, region_node& region, task_header* task);
+/// Where spawns from `task` go now: its region, or the region scope it is in.
+region_node& spawn_region_of(task_header& task) noexcept;
+/// Cancels every task in `region` and below it (any thread).
+void cancel_region(scheduler& sched, region_node& region, cancel_reason reason);
 
-/// A timer armed for a sleeping task, however it was armed.
-struct timer_ticket {
-    std::uint64_t handle = 0;
-    void* remote = nullptr;  ///< set when armed from a thread that did not hold the worker
-};
-timer_ticket arm_timer(scheduler& sched, instant deadline, waker w);
-void cancel_timer(scheduler& sched, timer_ticket& ticket) noexcept;
-void finish_timer(timer_ticket& ticket) noexcept;  ///< after it fired
+template <class T>
+using task_value_t = typename std::remove_cvref_t<T>::promise_type::value_type;
 
-/// Awaitable of sleep/sleep_until: arms a timer on suspend, disarms it when the
-/// awaiting task stops waiting early (for example, it is destroyed).
-class sleep_awaiter {
-  public:
-    sleep_awaiter(scheduler& sched, instant deadline) noexcept
-        : sched_(&sched), deadline_(deadline) {}
-    sleep_awaiter(const sleep_awaiter&) = delete;
-    sleep_awaiter& operator=(const sleep_awaiter&) = delete;
-    ~sleep_awaiter() {
-        if (armed_) cancel_timer(*sched_, ticket_);
-    }
-    bool await_ready() const noexcept {
-        return cancel_pending() || scheduler_now(*sched_) >= deadline_;
-    }
-    void await_suspend(std::coroutine_handle<>) {
-        task_header* self = current_task();
-        ticket_ = arm_timer(*sched_, deadline_, self->make_waker());
-        armed_ = true;
-        self->leaf_ready = &ready;
-        self->leaf = this;
-    }
-    void await_resume() {
-        check_cancel();  // the destructor disarms the timer if it is still armed
-        armed_ = false;
-        finish_timer(ticket_);
-    }
-
-  private:
-    static bool ready(void* self) noexcept {
-        auto* me = static_cast<sleep_awaiter*>(self);
-        return cancel_pending() || scheduler_now(*me->sched_) >= me->deadline_;
-    }
-    scheduler* sched_;
-    instant deadline_;
-    timer_ticket ticket_;
-    bool armed_ = false;
-};
-
-/// Awaitable of yield_now: lets every other ready task run once first.
-struct yield_awaiter {
-    bool await_ready() const noexcept { return false; }
-    void await_suspend(std::coroutine_handle<>) const noexcept { current_task()->yielded = true; }
-    void await_resume() const { check_cancel(); }
-};
+template <class R, class F>
+task<R> run_region(scheduler& sched, region_node& parent, F body);
+template <class T>
+task<std::optional<T>> run_timeout(instant deadline, task<T> inner);
+task<bool> run_timeout_void(instant deadline, task<void> inner);
+template <class R, class F>
+task<R> invoke_with_cx(F body);
 
 }  // namespace detail
 
 /// The capability context of a running task: what it may do on its runtime.
-/// Cheap to copy. cx::current() gives the one of the task being polled.
+/// Cheap to copy; valid while its task runs. cx::current() gives the one of the
+/// task being polled; a task spawned with a callable receives its own.
 class cx {
   public:
     /// The context of the task running on this thread; throws no_runtime_error
     /// when called outside a task.
-    static cx current() { return cx(detail::current_scheduler(), detail::current_task()); }
+    static cx current() {
+        detail::task_header* t = detail::current_task();
+        if (!t)
+            throw no_runtime_error("no rtkit task on this thread: call this from inside a task");
+        return cx(detail::current_scheduler(), t, detail::spawn_region_of(*t));
+    }
 
-    /// This task's id (zero for a block_on root polled outside the worker).
-    task_id id() const noexcept { return task_ ? task_->id : task_id{}; }
+    /// This task's id in its runtime.
+    task_id id() const noexcept { return task_->id; }
 
     /// The runtime clock (the timer driver's).
     instant now() const noexcept { return detail::scheduler_now(*sched_); }
 
-    /// Starts `t` as a task of its own on this runtime; its outcome comes back
-    /// through the returned handle.
+    /// Starts `t` as a task of its own in this context's region; its outcome
+    /// comes back through the returned handle. The region does not close before
+    /// the task ends.
     template <class T>
     join_handle<T> spawn(task<T> t) const {
         auto frame = t.release();
@@ -103,8 +78,34 @@ class cx {
         p.frame = frame;
         p.resume_point = frame;
         p.refs.store(2, std::memory_order_relaxed);  // the scheduler's and the handle's
-        detail::spawn_task(*sched_, &p);
+        detail::spawn_task(*sched_, *region_, &p);
         return join_handle<T>(&p);
+    }
+
+    /// Starts `body(cx)` as a task of its own: the callable receives the new
+    /// task's context. The callable is moved into the task's frame, so a
+    /// capturing lambda is safe here.
+    template <class F>
+    requires std::invocable<F&, cx>
+    auto spawn(F body) const {
+        using R = detail::task_value_t<std::invoke_result_t<F&, cx>>;
+        return spawn(detail::invoke_with_cx<R>(std::move(body)));
+    }
+
+    /// Runs `body(inner)` in a new child region and returns its value once the
+    /// region has closed: every task spawned through `inner` (or cx::current()
+    /// inside the body) has finished. If the body throws, the region's tasks are
+    /// cancelled and drained, then the exception propagates.
+    template <class F>
+    requires std::invocable<F&, cx>
+    auto region(F body) const {
+        using R = detail::task_value_t<std::invoke_result_t<F&, cx>>;
+        return detail::run_region<R>(*sched_, *region_, std::move(body));
+    }
+
+    /// Cancels every task of this context's region (and the regions below it).
+    void cancel_region(cancel_reason reason = {"region cancelled"}) const {
+        detail::cancel_region(*sched_, *region_, std::move(reason));
     }
 
     /// Suspends this task for `d` (a real timer in the runtime's timer driver).
@@ -115,14 +116,39 @@ class cx {
         return detail::sleep_awaiter(*sched_, deadline);
     }
 
+    /// Runs `inner` inline with a deadline `d` from now. Yields the value, or
+    /// nothing when the deadline passed first (the inner work was cancelled and
+    /// unwound). The timer is armed only if `inner` suspends.
+    template <class T>
+    auto timeout(duration d, task<T> inner) const {
+        if constexpr (std::is_void_v<T>)
+            return detail::run_timeout_void(now() + d, std::move(inner));
+        else
+            return detail::run_timeout<T>(now() + d, std::move(inner));
+    }
+
     /// Lets the other ready tasks run before this one continues.
     detail::yield_awaiter yield_now() const noexcept { return {}; }
 
+    /// True once cancellation of this task (or its region) was requested.
+    bool is_cancel_requested() const noexcept {
+        return task_->state.load(std::memory_order_acquire) & detail::task_state::cancel_requested;
+    }
+    /// Throws task_cancelled if cancellation was requested: a checkpoint for
+    /// long computations that do not otherwise await.
+    void checkpoint() const {
+        if (task_->state.load(std::memory_order_acquire) & detail::task_state::interrupted)
+            detail::throw_cancelled();
+    }
+
   private:
-    cx(detail::scheduler& sched, detail::task_header* task) noexcept
-        : sched_(&sched), task_(task) {}
+    template <class R, class F>
+    friend task<R> detail::run_region(detail::scheduler&, detail::region_node&, F);
+    cx(detail::scheduler& sched, detail::task_header* task, detail::region_node& region) noexcept
+        : sched_(&sched), task_(task), region_(&region) {}
     detail::scheduler* sched_;
     detail::task_header* task_;
+    detail::region_node* region_;
 };
 
 /// A waker for the task running on this thread, for writing awaitables: take it
@@ -141,6 +167,12 @@ template <class T>
 join_handle<T> spawn(task<T> t) {
     return cx::current().spawn(std::move(t));
 }
+/// cx::current().spawn(body)
+template <class F>
+requires std::invocable<F&, cx>
+auto spawn(F body) {
+    return cx::current().spawn(std::move(body));
+}
 /// cx::current().sleep(d)
 inline detail::sleep_awaiter sleep(duration d) {
     return cx::current().sleep(d);
@@ -153,5 +185,13 @@ inline detail::yield_awaiter yield_now() noexcept {
 inline instant now() {
     return cx::current().now();
 }
+/// cx::current().timeout(d, inner)
+template <class T>
+auto timeout(duration d, task<T> inner) {
+    return cx::current().timeout(d, std::move(inner));
+}
 
 }  // namespace rtkit
+
+#include "rtkit/detail/region_scope.hpp"
+#include "rtkit/detail/timeout_scope.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// rtkit::join_handle<T>: awaits the outcome of a spawned task.
+// rtkit::join_handle<T>: awaits the outcome of a spawned task, or cancels it.
 #include <atomic>
 #include <coroutine>
 #include <utility>
@@ -8,10 +8,36 @@
 
 namespace rtkit {
 
+namespace detail {
+
+/// True once `t` finished (its outcome is set).
+inline bool join_finished(const task_header* t) noexcept {
+    return t->state.load(std::memory_order_acquire) & task_state::complete;
+}
+
+/// Publishes the current task's waker as `t`'s joiner; false when `t`
+/// completed meanwhile (then nothing will wake, and nothing needs to).
+/// The completing side wakes the joiner only if it saw the join_waker bit,
+/// and the bit is set only after the waker was written.
+inline bool join_install_waker(task_header* t) {
+    using namespace task_state;
+    if (t->state.fetch_and(~join_waker, std::memory_order_acq_rel) & complete) return false;
+    t->join_waker = current_task()->make_waker();
+    return !(t->state.fetch_or(join_waker, std::memory_order_acq_rel) & complete);
+}
+
+/// Asks `t` to unwind at its next await point, with `reason` (any thread).
+void request_cancel(task_header* t, cancel_reason reason);
+
+}  // namespace detail
+
 /// Owns a reference to a spawned task and lets one awaiter take its outcome.
+///
 /// `co_await std::move(handle)` suspends until the task finished and returns
-/// its outcome<T> (ok, err, cancelled or panicked); it never throws what the task
-/// threw. Dropping a handle does not stop the task. Any thread may await it.
+/// its outcome<T> (ok, err, cancelled or panicked); what the task threw is in
+/// the outcome, not rethrown. The await is a cancellation point of the awaiting
+/// task. Dropping a handle does not stop the task (its region still waits for
+/// it); cancel() does. Any thread may await or cancel.
 template <class T>
 class [[nodiscard]] join_handle {
   public:
@@ -28,47 +54,49 @@ class [[nodiscard]] join_handle {
 
     bool valid() const noexcept { return task_ != nullptr; }
     /// True once the task has finished (its outcome is ready).
-    bool is_finished() const noexcept {
-        return task_->state.load(std::memory_order_acquire) & detail::task_state::complete;
-    }
+    bool is_finished() const noexcept { return detail::join_finished(task_); }
     /// The task's id in its runtime's store (stale once it finished).
     task_id id() const noexcept { return task_->id; }
-
-    auto operator co_await() && noexcept {
-        struct awaiter {
-            detail::promise<T>* task;
-            bool await_ready() const noexcept { return finished(task); }
-            bool await_suspend(std::coroutine_handle<>) noexcept {
-                if (!install_waker(task)) return false;
-                detail::task_header* self = detail::current_task();
-                self->leaf_ready = &leaf_ready;
-                self->leaf = task;
-                return true;
-            }
-            outcome<T> await_resume() {
-                if (!finished(task)) detail::throw_cancelled();  // woken by a cancel request
-                return std::move(task->result);
-            }
-
-            static bool finished(detail::task_header* t) noexcept {
-                return t->state.load(std::memory_order_acquire) & detail::task_state::complete;
-            }
-            /// Publishes the current task's waker to the joined task; false when
-            /// the joined task completed meanwhile (then nothing waits).
-            static bool install_waker(detail::task_header* t) noexcept {
-                using namespace detail::task_state;
-                if (t->state.fetch_and(~join_waker, std::memory_order_acq_rel) & complete)
-                    return false;
-                t->join_waker = detail::current_task()->make_waker();
-                return !(t->state.fetch_or(join_waker, std::memory_order_acq_rel) & complete);
-            }
-            static bool leaf_ready(void* t) noexcept {
-                auto* joined = static_cast<detail::task_header*>(t);
-                return finished(joined) || detail::cancel_pending() || !install_waker(joined);
-            }
-        };
-        return awaiter{task_};
+    /// Requests cancellation: the task sees task_cancelled at its next await
+    /// point, unwinds, and its outcome becomes cancelled(reason). No effect on a
+    /// finished task. Returns at once (await the handle to see it finish).
+    void cancel(cancel_reason reason = {}) const {
+        if (!is_finished()) detail::request_cancel(task_, std::move(reason));
     }
+    /// The task record, for combinators.
+    detail::promise<T>* record() const noexcept { return task_; }
+
+    class awaiter {
+      public:
+        explicit awaiter(detail::promise<T>* task) noexcept : task_(task) {}
+        bool await_ready() const noexcept {
+            return detail::join_finished(task_) || detail::cancel_pending();
+        }
+        bool await_suspend(std::coroutine_handle<>) {
+            if (!detail::join_install_waker(task_)) return false;
+            detail::task_header* self = detail::current_task();
+            self->leaf_ready = &leaf_ready;
+            self->leaf = task_;
+            return true;
+        }
+        outcome<T> await_resume() {
+            if (!detail::join_finished(task_)) detail::throw_cancelled();  // woken to unwind
+            return std::move(task_->result);
+        }
+
+      private:
+        static bool leaf_ready(void* t) noexcept {
+            auto* joined = static_cast<detail::task_header*>(t);
+            if (detail::join_finished(joined) || detail::cancel_pending()) return true;
+            try {
+                return !detail::join_install_waker(joined);
+            } catch (...) {
+                return true;  // cannot wait without a waker: resume and unwind
+            }
+        }
+        detail::promise<T>* task_;
+    };
+    awaiter operator co_await() && noexcept { return awaiter(task_); }
 
   private:
     detail::promise<T>* task_ = nullptr;

@@ -1,5 +1,6 @@
 #pragma once
 // Everything a program that embeds rtkit needs.
+#include "rtkit/combinators.hpp"
 #include "rtkit/cx.hpp"
 #include "rtkit/join_handle.hpp"
 #include "rtkit/outcome.hpp"

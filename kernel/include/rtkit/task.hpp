@@ -65,6 +65,7 @@ outcome<T> outcome_of_exception() noexcept {
 
 template <class T>
 struct promise : promise_base {
+    using value_type = T;
     outcome<T> result;
     task<T> get_return_object() noexcept;
     template <class U = T>
@@ -76,6 +77,7 @@ struct promise : promise_base {
 
 template <>
 struct promise<void> : promise_base {
+    using value_type = void;
     outcome<void> result;
     task<void> get_return_object() noexcept;
     void return_void() noexcept { result = outcome<void>::ok(); }
@@ -129,10 +131,13 @@ class [[nodiscard]] task {
             return child_;
         }
         T await_resume() {
+            outcome<T>& result = child_.promise().result;
+            // A cancelled inline task keeps unwinding its awaiter too.
+            if (result.is_cancelled()) throw task_cancelled(result.reason());
             if constexpr (std::is_void_v<T>)
-                std::move(child_.promise().result).value();
+                std::move(result).value();
             else
-                return std::move(child_.promise().result).value();
+                return std::move(result).value();
         }
 
       private:

@@ -23,7 +23,6 @@ struct task_id {
 namespace detail {
 
 class scheduler;
-struct root_signal;
 struct region_node;
 struct task_extras;
 
@@ -38,6 +37,8 @@ inline constexpr std::uint32_t cancel_requested = 1u << 5;  ///< unwind at the n
 inline constexpr std::uint32_t timeout_fired = 1u << 6;     ///< a timeout scope of the task expired
 /// Either bit makes the next kernel await point throw task_cancelled.
 inline constexpr std::uint32_t interrupted = cancel_requested | timeout_fired;
+inline constexpr std::uint32_t root = 1u << 7;        ///< a block_on root, polled by its caller
+inline constexpr std::uint32_t root_woken = 1u << 8;  ///< the root's caller should poll it again
 }  // namespace task_state
 
 /// Scheduling record embedded in every task's coroutine promise, so a spawned
@@ -48,10 +49,9 @@ inline constexpr std::uint32_t interrupted = cancel_requested | timeout_fired;
 struct task_header : schedulable {
     std::atomic<std::uint32_t> state{0};
     std::atomic<std::uint32_t> refs{0};
-    /// Where wakes go: the runtime's scheduler, or (for a block_on root) the
-    /// driver's root signal.
+    /// The runtime the task runs on. Wakes go to its scheduler, except for a
+    /// block_on root, whose wakes set root_woken for the caller polling it.
     scheduler* sched = nullptr;
-    root_signal* root = nullptr;
     /// The innermost coroutine of this task that is suspended: tasks awaited
     /// inline move it down and back up, so the worker always resumes here.
     std::coroutine_handle<> resume_point;

@@ -46,7 +46,7 @@ class permit_queue {
         if (was_head) grant_from_head(wakes);
     }
 
-    /// Settles every waiter as closed; the caller reserved room in `wakes`.
+    /// Settles every waiter as closed.
     void close_all(pending_wakes& wakes) noexcept {
         while (waiter* w = waiters_.pop_front()) settle(*w, wait_state::closed, wakes);
     }

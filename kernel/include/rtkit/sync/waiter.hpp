@@ -91,16 +91,13 @@ class pending_wakes {
         first_.wake();
         for (waker& w : rest_) w.wake();
     }
-    /// Room for `n` more without allocating, so the caller can allocate before
-    /// it changes any state (a failed allocation then changes nothing).
-    void reserve(std::size_t n) {
-        if (n > 1) rest_.reserve(rest_.size() + n - 1);
-    }
+    /// Out of memory while growing is fatal (std::terminate), as in the
+    /// kernel's own wake path: a lost wake would hang a task silently.
     void add(waker w) noexcept {
         if (!first_)
             first_ = std::move(w);
         else
-            rest_.push_back(std::move(w));  // reserved by the caller when it may grow
+            rest_.push_back(std::move(w));
     }
 
   private:
@@ -117,12 +114,22 @@ inline void settle(waiter& w, wait_state how, pending_wakes& wakes) noexcept {
     wakes.add(std::move(to_wake));
 }
 
-/// The task being polled, for an awaiter about to suspend it; throws
-/// no_runtime_error outside a task (sync primitives wait only inside tasks).
-inline rtkit::detail::task_header* waiting_task() {
-    rtkit::detail::task_header* t = rtkit::detail::current_task();
-    if (!t) throw no_runtime_error("a sync primitive was awaited outside an rtkit task");
-    return t;
+/// The cancellation checks of an await point, on the task an awaiter captured
+/// once in await_ready: each detail::current_task() is a call into the kernel
+/// and a TLS lookup, and W4 would pay four per wait. Same test as
+/// detail::cancel_pending()/check_cancel(): a coroutine stays in one task.
+inline bool cancel_pending(const rtkit::detail::task_header* task) noexcept {
+    return task &&
+           (task->state.load(std::memory_order_relaxed) & rtkit::detail::task_state::cancel_requested);
+}
+inline void check_cancel(const rtkit::detail::task_header* task) {
+    if (cancel_pending(task)) rtkit::detail::throw_cancelled();
+}
+
+/// For an awaiter about to suspend: throws no_runtime_error when there is no
+/// task to suspend (sync primitives wait only inside rtkit tasks).
+inline void require_task(const rtkit::detail::task_header* task) {
+    if (!task) throw no_runtime_error("a sync primitive was awaited outside an rtkit task");
 }
 
 /// The leaf check of a queued waiter: resume once it is settled or the task has

@@ -1,0 +1,146 @@
+#pragma once
+// join_all and race: run several tasks at once and combine their outcomes.
+#include <cstddef>
+#include <vector>
+
+#include "rtkit/cx.hpp"
+
+namespace rtkit {
+
+namespace detail {
+
+/// Suspends until at least one of `tasks` finished. A cancellation point.
+class any_finished_awaiter {
+  public:
+    explicit any_finished_awaiter(std::vector<task_header*> tasks) noexcept
+        : tasks_(std::move(tasks)) {}
+    bool await_ready() const noexcept { return cancel_pending() || first_finished() != npos; }
+    bool await_suspend(std::coroutine_handle<>) {
+        if (!install_all()) return false;
+        task_header* self = current_task();
+        self->leaf_ready = &leaf_ready;
+        self->leaf = this;
+        return true;
+    }
+    /// The index of the first finished task (in the given order).
+    std::size_t await_resume() {
+        check_cancel();
+        return first_finished();
+    }
+
+  private:
+    static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+    std::size_t first_finished() const noexcept {
+        for (std::size_t i = 0; i < tasks_.size(); ++i)
+            if (join_finished(tasks_[i])) return i;
+        return npos;
+    }
+    bool install_all() {
+        for (task_header* t : tasks_)
+            if (!join_install_waker(t)) return false;
+        return true;
+    }
+    static bool leaf_ready(void* self) noexcept {
+        auto* me = static_cast<any_finished_awaiter*>(self);
+        if (cancel_pending() || me->first_finished() != npos) return true;
+        try {
+            return !me->install_all();
+        } catch (...) {
+            return true;
+        }
+    }
+    std::vector<task_header*> tasks_;
+};
+
+/// The more severe of two outcome states (ok < err < cancelled < panicked).
+template <class A, class B>
+bool more_severe(const outcome<A>& a, const outcome<B>& b) noexcept {
+    return static_cast<int>(a.status()) > static_cast<int>(b.status());
+}
+
+/// Converts a non-ok outcome to another value type, keeping its state.
+template <class To, class From>
+outcome<To> rethrow_as(const outcome<From>& o) {
+    switch (o.status()) {
+        case outcome<From>::state::err:
+            return outcome<To>::err(o.error());
+        case outcome<From>::state::cancelled:
+            return outcome<To>::cancelled(o.reason());
+        default:
+            return outcome<To>::panicked(o.exception());
+    }
+}
+
+}  // namespace detail
+
+namespace detail {
+
+// The bodies run inside cx::region, which keeps the functor alive in its frame
+// while the body runs. (join_all and race themselves are not coroutines, so
+// the tasks never sit in a coroutine parameter that a lambda moves from.)
+
+template <class T>
+struct join_all_body {
+    std::vector<task<T>> tasks;
+    task<outcome<std::vector<T>>> operator()(cx scope) {
+        std::vector<join_handle<T>> handles;
+        handles.reserve(tasks.size());
+        for (task<T>& t : tasks)
+            handles.push_back(scope.spawn(std::move(t)));
+        std::vector<outcome<T>> outcomes;
+        outcomes.reserve(handles.size());
+        for (join_handle<T>& h : handles)
+            outcomes.push_back(co_await std::move(h));
+        const outcome<T>* worst = nullptr;
+        for (const outcome<T>& o : outcomes)
+            if (!o.is_ok() && (!worst || more_severe(o, *worst))) worst = &o;
+        if (worst) co_return rethrow_as<std::vector<T>>(*worst);
+        std::vector<T> values;
+        values.reserve(outcomes.size());
+        for (outcome<T>& o : outcomes)
+            values.push_back(std::move(o).value());
+        co_return outcome<std::vector<T>>::ok(std::move(values));
+    }
+};
+
+template <class T>
+struct race_body {
+    std::vector<task<T>> tasks;
+    task<outcome<T>> operator()(cx scope) {
+        if (tasks.empty()) co_return outcome<T>::cancelled(cancel_reason{"race of no tasks"});
+        std::vector<join_handle<T>> handles;
+        std::vector<task_header*> records;
+        handles.reserve(tasks.size());
+        for (task<T>& t : tasks) {
+            handles.push_back(scope.spawn(std::move(t)));
+            records.push_back(handles.back().record());
+        }
+        std::size_t winner = co_await any_finished_awaiter(std::move(records));
+        for (std::size_t i = 0; i < handles.size(); ++i)
+            if (i != winner) handles[i].cancel(cancel_reason{"lost the race"});
+        // The region drains the cancelled losers before race returns.
+        co_return co_await std::move(handles[winner]);
+    }
+};
+
+}  // namespace detail
+
+/// Runs every task at once, in a child region, and waits for all of them. Ok
+/// with every value, in order, when all are ok; otherwise the most severe
+/// outcome among them (the first one of that severity). If the caller is
+/// cancelled meanwhile, the tasks are cancelled and drained first. T is not void.
+template <class T>
+task<outcome<std::vector<T>>> join_all(std::vector<task<T>> tasks) {
+    return cx::current().region(detail::join_all_body<T>{std::move(tasks)});
+}
+
+/// Runs every task at once, in a child region, and returns the outcome of the
+/// first to finish (the lowest index among those finished together). The
+/// losers are cancelled and drained before race returns, so none outlives it;
+/// the same happens to all of them if the caller is cancelled.
+template <class T>
+task<outcome<T>> race(std::vector<task<T>> tasks) {
+    return cx::current().region(detail::race_body<T>{std::move(tasks)});
+}
+
+}  // namespace rtkit

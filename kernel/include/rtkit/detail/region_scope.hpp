@@ -1,0 +1,98 @@
+#pragma once
+// How cx::region and cx::spawn(callable) run. Included by cx.hpp.
+#include <exception>
+#include <optional>
+
+#include "rtkit/cx.hpp"
+#include "rtkit/detail/task_extras.hpp"
+
+namespace rtkit::detail {
+
+/// Waits until a closing region is empty. Not a cancellation point: a region
+/// must drain. If the waiting task is cancelled meanwhile, the cancellation is
+/// passed on to the region's tasks, and the wait goes on.
+class region_drain_awaiter {
+  public:
+    region_drain_awaiter(scheduler& sched, region_node& node) noexcept
+        : sched_(sched), node_(node) {}
+    bool await_ready() noexcept { return node_.close(); }
+    bool await_suspend(std::coroutine_handle<>) {
+        task_header* self = current_task();
+        if (!node_.set_closer(self->make_waker())) return false;
+        self->leaf_ready = &leaf_ready;
+        self->leaf = this;
+        return true;
+    }
+    void await_resume() const noexcept {}
+
+  private:
+    static bool leaf_ready(void* self) noexcept {
+        auto* me = static_cast<region_drain_awaiter*>(self);
+        if (me->node_.is_drained()) return true;
+        if (cancel_pending() && !me->passed_on_) {
+            me->passed_on_ = true;
+            try {
+                cancel_region(me->sched_, me->node_, cancel_reason{"owner cancelled"});
+            } catch (...) {
+                // Out of memory while cancelling: the region still drains on its own.
+            }
+        }
+        return false;
+    }
+    scheduler& sched_;
+    region_node& node_;
+    bool passed_on_ = false;
+};
+
+/// Points the current task's spawns at `node` for one scope.
+class scoped_spawn_region {
+  public:
+    explicit scoped_spawn_region(region_node& node)
+        : extras_(current_task()->get_extras()), saved_(extras_.spawn_region) {
+        extras_.spawn_region = &node;
+    }
+    ~scoped_spawn_region() { extras_.spawn_region = saved_; }
+    scoped_spawn_region(const scoped_spawn_region&) = delete;
+    scoped_spawn_region& operator=(const scoped_spawn_region&) = delete;
+
+  private:
+    task_extras& extras_;
+    region_node* saved_;
+};
+
+template <class R, class F>
+task<R> run_region(scheduler& sched, region_node& parent, F body) {
+    region_node node;
+    node.parent = &parent;
+    node.sched = &sched;
+    parent.enter();
+    std::exception_ptr failure;
+    std::optional<std::conditional_t<std::is_void_v<R>, bool, R>> value;
+    try {
+        scoped_spawn_region inside(node);
+        if constexpr (std::is_void_v<R>) {
+            co_await body(cx(sched, current_task(), node));
+            value = true;
+        } else {
+            value = co_await body(cx(sched, current_task(), node));
+        }
+    } catch (...) {
+        failure = std::current_exception();
+    }
+    if (failure) cancel_region(sched, node, cancel_reason{"region body failed"});
+    co_await region_drain_awaiter(sched, node);
+    parent.leave();
+    if (failure) std::rethrow_exception(failure);
+    if constexpr (!std::is_void_v<R>) co_return std::move(*value);
+}
+
+template <class R, class F>
+task<R> invoke_with_cx(F body) {
+    // `body` lives in this frame for as long as the task it returns runs.
+    if constexpr (std::is_void_v<R>)
+        co_await body(cx::current());
+    else
+        co_return co_await body(cx::current());
+}
+
+}  // namespace rtkit::detail

@@ -1,0 +1,45 @@
+#pragma once
+// rtkit::net::byte_stream: reading and writing a connected stream descriptor.
+#include <cstddef>
+#include <string_view>
+
+#include "rtkit/net/io_operation.hpp"
+#include "rtkit/net/registered_fd.hpp"
+#include "rtkit/task.hpp"
+
+namespace rtkit::net {
+
+/// How shutdown() ends a stream.
+enum class shutdown_how { read = 0, write = 1, both = 2 };
+
+/// The operations every byte stream has (TCP, Unix-domain, pipe ends):
+/// read some, read exactly, write all. Each is a cancellation point and throws
+/// std::system_error naming the operation and the peer. One reader and one
+/// writer may wait at the same time (in different tasks); keep the stream
+/// alive until their awaits end.
+class byte_stream {
+  public:
+    byte_stream() noexcept = default;
+    explicit byte_stream(registered_fd fd) noexcept : fd_(std::move(fd)) {}
+
+    /// Reads at least one byte (up to `size`) into `data`; 0 at end of stream.
+    detail::io_operation read(void* data, std::size_t size) noexcept;
+    /// Reads exactly `size` bytes; throws std::system_error (ENODATA) when the
+    /// stream ends first, saying how many bytes came.
+    task<void> read_exact(void* data, std::size_t size);
+    /// Writes at least one byte of `data`; returns how many.
+    detail::io_operation write(const void* data, std::size_t size) noexcept;
+    /// Writes all of `data`.
+    task<void> write_all(const void* data, std::size_t size);
+    task<void> write_all(std::string_view text) { return write_all(text.data(), text.size()); }
+
+    /// Closes now (deregisters first). The destructor does it too.
+    void close() noexcept { fd_.close(); }
+    bool is_open() const noexcept { return fd_.is_open(); }
+    int native_handle() const noexcept { return fd_.get(); }
+
+  protected:
+    registered_fd fd_;
+};
+
+}  // namespace rtkit::net

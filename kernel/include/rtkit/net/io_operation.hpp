@@ -1,0 +1,73 @@
+#pragma once
+// rtkit::net::detail::io_operation: the awaitable behind every rtkit::net
+// operation, on a readiness reactor or a completion reactor alike.
+#include <coroutine>
+#include <cstddef>
+#include <exception>
+#include <optional>
+
+#include "rtkit/completion_reactor.hpp"
+#include "rtkit/cx.hpp"
+#include "rtkit/net/registered_fd.hpp"
+
+namespace rtkit::net::detail {
+
+/// One operation (accept, connect, recv, send, read, write) on a
+/// registered_fd. `co_await` yields the syscall's result (bytes, or the
+/// accepted descriptor) or throws std::system_error naming the operation and
+/// the address.
+///
+/// With a completion reactor the request is submitted whole; otherwise the
+/// syscall is tried when the reactor reports readiness. A cancellation point:
+/// a cancel request (or timeout scope) ends the wait; a submitted request is
+/// then cancelled and its completion awaited before the buffer is released,
+/// and an armed waker is withdrawn, so nothing of it can fire later. A result
+/// that arrived before the cancellation is returned rather than lost (an
+/// accepted descriptor, received bytes). With a deadline, passing it throws
+/// ETIMEDOUT instead.
+class io_operation {
+  public:
+    io_operation(registered_fd& fd, const io_request& request) noexcept
+        : fd_(fd), request_(request) {}
+    io_operation(const io_operation&) = delete;
+    io_operation& operator=(const io_operation&) = delete;
+    ~io_operation();
+
+    /// Gives up at `deadline` (runtime clock) with ETIMEDOUT.
+    io_operation& with_deadline(instant deadline) noexcept {
+        deadline_ = deadline;
+        return *this;
+    }
+
+    bool await_ready() const noexcept { return rtkit::detail::cancel_pending(); }
+    bool await_suspend(std::coroutine_handle<>);
+    std::size_t await_resume();
+
+  private:
+    enum class phase : std::uint8_t { idle, waiting_ready, submitted, finished };
+
+    /// Moves the operation on; true once it has a result. Arms the current
+    /// task's waker when it must wait.
+    bool advance();
+    /// One syscall on the readiness path; true when it produced a result.
+    bool attempt();
+    void finish(long result) noexcept;
+    /// Ends a wait that was cut short: cancels a submission (waiting for its
+    /// completion), withdraws an armed waker, disarms the timer.
+    void abandon() noexcept;
+    bool deadline_passed() const noexcept;
+    static bool leaf_ready(void* self) noexcept;
+
+    registered_fd& fd_;
+    io_request request_;
+    io_completion completion_;
+    std::optional<instant> deadline_;
+    rtkit::detail::timer_ticket timer_{};
+    bool timer_armed_ = false;
+    phase phase_ = phase::idle;
+    int error_ = 0;
+    std::size_t value_ = 0;
+    std::exception_ptr failure_;
+};
+
+}  // namespace rtkit::net::detail

@@ -1,0 +1,201 @@
+#include "rtkit/net/io_operation.hpp"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <system_error>
+
+#include "../scheduler.hpp"
+#include "../thread_context.hpp"
+#include "../worker.hpp"
+#include "net_error.hpp"
+
+namespace rtkit::net::detail {
+namespace {
+
+using rtkit::detail::current_task;
+
+interest interest_of(io_opcode op) noexcept {
+    switch (op) {
+        case io_opcode::connect:
+        case io_opcode::send:
+        case io_opcode::write:
+            return interest::write;
+        default:
+            return interest::read;
+    }
+}
+
+/// Writes usually succeed at once: try them before asking the reactor. Reads,
+/// accepts and connects wait for readiness first (saves an EAGAIN syscall).
+bool try_first(io_opcode op) noexcept {
+    return op == io_opcode::send || op == io_opcode::write;
+}
+
+rtkit::detail::scheduler& holder_scheduler() {
+    return rtkit::detail::this_thread().active_worker->sched();
+}
+
+}  // namespace
+
+io_operation::~io_operation() {
+    abandon();
+}
+
+bool io_operation::deadline_passed() const noexcept {
+    return deadline_ && rtkit::detail::scheduler_now(holder_scheduler()) >= *deadline_;
+}
+
+void io_operation::finish(long result) noexcept {
+    phase_ = phase::finished;
+    if (result < 0) {
+        error_ = static_cast<int>(-result);
+    } else {
+        value_ = static_cast<std::size_t>(result);
+    }
+}
+
+bool io_operation::attempt() {
+    const int fd = fd_.get();
+    long n = 0;
+    switch (request_.op) {
+        case io_opcode::accept:
+            n = ::accept4(fd, request_.address, request_.address_length, request_.flags);
+            break;
+        case io_opcode::connect: {
+            // Woken after connect() returned EINPROGRESS: SO_ERROR is the result.
+            int error = 0;
+            socklen_t size = sizeof error;
+            if (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &size) < 0) error = errno;
+            finish(-error);
+            return true;
+        }
+        case io_opcode::recv:
+            n = ::recv(fd, request_.buffer, request_.length, request_.flags);
+            break;
+        case io_opcode::send:
+            n = ::send(fd, request_.buffer, request_.length, request_.flags);
+            break;
+        case io_opcode::read:
+            n = ::read(fd, request_.buffer, request_.length);
+            break;
+        case io_opcode::write:
+            n = ::write(fd, request_.buffer, request_.length);
+            break;
+    }
+    const unsigned want = static_cast<unsigned>(interest_of(request_.op));
+    if (n < 0) {
+        if (errno == EINTR) return false;  // the loop polls readiness (still latched) again
+        if (errno != EAGAIN && errno != EWOULDBLOCK) {
+            finish(-errno);
+            return true;
+        }
+        // Not ready after all. Forget the hang-up latch too: it only tells a
+        // reader about end of stream (which it reads as 0), and kept latched
+        // it would make a writer's wait return at once, forever.
+        fd_.registration().clear_ready(want | ready::hangup);
+        return false;
+    }
+    // A short transfer drained the socket (or filled it): the next attempt
+    // would only see EAGAIN, so wait for the reactor instead.
+    if (n > 0 && static_cast<std::size_t>(n) < request_.length &&
+        request_.op != io_opcode::accept)
+        fd_.registration().clear_ready(want);
+    finish(n);
+    return true;
+}
+
+bool io_operation::advance() {
+    if (phase_ == phase::finished) return true;
+    completion_reactor_v1* completions = fd_.completion();
+    if (phase_ == phase::idle && completions) {
+        completion_.on_complete = current_task()->make_waker();
+        completions->submit(request_, completion_);
+        phase_ = phase::submitted;
+        return false;
+    }
+    if (phase_ == phase::submitted) {
+        if (completion_.pending) return false;
+        if (completion_.result != -EAGAIN) {
+            finish(completion_.result);
+            return true;
+        }
+        // The kernel answered a non-blocking descriptor with EAGAIN instead of
+        // waiting: finish this one on readiness.
+        phase_ = phase::waiting_ready;
+    }
+    if (phase_ == phase::idle) {
+        phase_ = phase::waiting_ready;
+        if (try_first(request_.op) && attempt()) return true;
+    }
+    const interest want = interest_of(request_.op);
+    while (true) {
+        if (fd_.registration().poll_ready(want, current_task()->make_waker()) == 0) return false;
+        if (attempt()) return true;
+    }
+}
+
+bool io_operation::await_suspend(std::coroutine_handle<>) {
+    if (advance()) return false;
+    rtkit::detail::task_header* self = current_task();
+    if (deadline_ && !timer_armed_) {
+        timer_ = rtkit::detail::arm_timer(holder_scheduler(), *deadline_, self->make_waker());
+        timer_armed_ = true;
+    }
+    self->leaf_ready = &leaf_ready;
+    self->leaf = this;
+    return true;
+}
+
+bool io_operation::leaf_ready(void* self) noexcept {
+    auto* me = static_cast<io_operation*>(self);
+    if (rtkit::detail::cancel_pending() || me->deadline_passed()) return true;
+    try {
+        return me->advance();
+    } catch (...) {
+        me->failure_ = std::current_exception();
+        me->phase_ = phase::finished;
+        return true;
+    }
+}
+
+void io_operation::abandon() noexcept {
+    if (phase_ == phase::submitted && completion_.pending) {
+        fd_.completion()->cancel(completion_);
+        // Completed before the cancel reached it: keep the result.
+        if (completion_.result != -ECANCELED) finish(completion_.result);
+    } else if (phase_ == phase::waiting_ready && fd_.is_open()) {
+        // Withdraw our waker (an empty one replaces it), so the registration
+        // holds no reference to this task once the wait is over.
+        try {
+            fd_.registration().poll_ready(interest_of(request_.op), waker{});
+        } catch (...) {
+        }
+    }
+    if (timer_armed_) {
+        timer_armed_ = false;
+        rtkit::detail::cancel_timer(holder_scheduler(), timer_);
+        rtkit::detail::finish_timer(timer_);
+    }
+}
+
+std::size_t io_operation::await_resume() {
+    if (phase_ != phase::finished) {
+        const bool timed_out = deadline_passed() && !rtkit::detail::cancel_pending();
+        abandon();
+        if (phase_ != phase::finished) {
+            if (timed_out) throw_net_error(ETIMEDOUT, request_.op, fd_, " (timed out)");
+            rtkit::detail::check_cancel();
+            // Neither cancelled nor timed out: cannot happen (leaf_ready said so).
+            throw_net_error(EINTR, request_.op, fd_, " (interrupted)");
+        }
+    } else if (timer_armed_) {
+        abandon();  // disarm the deadline's timer
+    }
+    if (failure_) std::rethrow_exception(failure_);
+    if (error_) throw_net_error(error_, request_.op, fd_, "");
+    return value_;
+}
+
+}  // namespace rtkit::net::detail

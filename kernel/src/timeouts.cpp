@@ -1,0 +1,97 @@
+// Timeout scopes. A scope's timer is armed only once the task suspends inside
+// it (arm_timeouts, called by the poller), so work that completes at once never
+// touches the timer driver. The armed timer is a small shared record: the
+// timer driver's waker and the scope each hold a reference, so a late fire
+// after the scope closed finds `disarmed` and does nothing.
+#include "timeouts.hpp"
+#include "rtkit/cx.hpp"
+#include "rtkit/detail/task_extras.hpp"
+#include "rtkit/detail/timeout_scope.hpp"
+
+namespace rtkit::detail {
+
+struct armed_timer {
+    std::atomic<int> refs{2};  ///< the scope and the timer's waker
+    std::atomic<bool> fired{false};
+    std::atomic<bool> disarmed{false};
+    task_header* task;  ///< holds a reference
+
+    explicit armed_timer(task_header* t) : task(t) {
+        t->refs.fetch_add(1, std::memory_order_relaxed);
+    }
+    void release() noexcept {
+        if (refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+        task->release();
+        delete this;
+    }
+};
+
+namespace {
+
+void timer_wake_by_ref(void* data) {
+    auto* timer = static_cast<armed_timer*>(data);
+    if (timer->disarmed.load(std::memory_order_acquire)) return;
+    timer->fired.store(true, std::memory_order_release);
+    // Interrupt the task at its current await point.
+    if (timer->task->state.fetch_or(task_state::timeout_fired, std::memory_order_acq_rel) &
+        task_state::complete)
+        return;
+    waker w = timer->task->make_waker();
+    w.wake();
+}
+void timer_wake(void* data) {
+    timer_wake_by_ref(data);
+    static_cast<armed_timer*>(data)->release();
+}
+void* timer_clone(void* data) {
+    static_cast<armed_timer*>(data)->refs.fetch_add(1, std::memory_order_relaxed);
+    return data;
+}
+void timer_drop(void* data) {
+    static_cast<armed_timer*>(data)->release();
+}
+
+constexpr waker_vtable timeout_waker_vtable{&timer_wake, &timer_wake_by_ref, &timer_clone,
+                                            &timer_drop};
+
+}  // namespace
+
+void push_timeout(timeout_state& scope) {
+    task_extras& extras = current_task()->get_extras();
+    scope.outer = extras.timeouts;
+    extras.timeouts = &scope;
+}
+
+bool pop_timeout(timeout_state& scope) noexcept {
+    task_header* self = current_task();
+    task_extras& extras = *self->extras.load(std::memory_order_acquire);
+    extras.timeouts = scope.outer;
+    bool fired = false;
+    if (armed_timer* timer = scope.timer) {
+        timer->disarmed.store(true, std::memory_order_release);
+        cancel_timer(*self->sched, scope.ticket);
+        finish_timer(scope.ticket);
+        fired = timer->fired.load(std::memory_order_acquire);
+        timer->release();
+        scope.timer = nullptr;
+    }
+    if (fired) {
+        // The bit stays only while another open scope of this task has fired.
+        bool other_fired = false;
+        for (timeout_state* s = extras.timeouts; s; s = s->outer)
+            if (s->timer && s->timer->fired.load(std::memory_order_acquire)) other_fired = true;
+        if (!other_fired)
+            self->state.fetch_and(~task_state::timeout_fired, std::memory_order_acq_rel);
+    }
+    return fired;
+}
+
+void arm_timeouts(task_header& task, task_extras& extras) {
+    for (timeout_state* s = extras.timeouts; s && !s->timer; s = s->outer) {
+        auto* timer = new armed_timer(&task);
+        s->timer = timer;
+        s->ticket = arm_timer(*task.sched, s->deadline, waker(timer, &timeout_waker_vtable));
+    }
+}
+
+}  // namespace rtkit::detail

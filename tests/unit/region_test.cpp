@@ -1,0 +1,145 @@
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+#include <vector>
+
+#include "test_support.hpp"
+
+using namespace rtkit;
+using namespace std::chrono_literals;
+
+TEST_CASE("region: closes only after every task spawned in it has finished") {
+    runtime rt;
+    std::vector<int> finished;
+    rt.block_on([&]() -> task<void> {
+        co_await cx::current().region([&](cx scope) -> task<void> {
+            for (int i = 1; i <= 3; ++i) {
+                // Handles are dropped at once: the region, not the handle, waits.
+                (void)scope.spawn([](std::vector<int>& out, int n) -> task<void> {
+                    co_await sleep(std::chrono::milliseconds(5 * n));
+                    out.push_back(n);
+                }(finished, i));
+            }
+            co_return;
+        });
+        CHECK(finished == std::vector<int>{1, 2, 3});
+    }());
+}
+
+TEST_CASE("region: spawns through cx::current() inside the body land in the region") {
+    runtime rt;
+    int done = 0;
+    rt.block_on([&]() -> task<void> {
+        co_await cx::current().region([&](cx) -> task<void> {
+            (void)spawn([](int& d) -> task<void> {
+                co_await sleep(5ms);
+                ++d;
+            }(done));
+            co_return;
+        });
+        CHECK(done == 1);
+    }());
+}
+
+TEST_CASE("region: nested regions form a tree; the outer waits for the inner") {
+    runtime rt;
+    std::vector<std::string> log;
+    rt.block_on([&]() -> task<void> {
+        int v = co_await cx::current().region([&](cx outer) -> task<int> {
+            (void)outer.spawn([](std::vector<std::string>& l) -> task<void> {
+                co_await sleep(10ms);
+                l.push_back("outer task");
+            }(log));
+            co_await outer.region([&](cx inner) -> task<void> {
+                (void)inner.spawn([](std::vector<std::string>& l) -> task<void> {
+                    co_await sleep(2ms);
+                    l.push_back("inner task");
+                }(log));
+                co_return;
+            });
+            log.push_back("inner region closed");
+            co_return 7;
+        });
+        log.push_back("outer region closed");
+        CHECK(v == 7);
+    }());
+    CHECK(log == std::vector<std::string>{"inner task", "inner region closed", "outer task",
+                                          "outer region closed"});
+}
+
+TEST_CASE("region: a failing body cancels the region's tasks, drains them, then rethrows") {
+    runtime rt;
+    std::atomic<int> unwound{0};
+    struct counts_unwind {
+        std::atomic<int>& n;
+        ~counts_unwind() { ++n; }
+    };
+    rt.block_on([&]() -> task<void> {
+        CHECK_THROWS_WITH_AS(co_await cx::current().region([&](cx scope) -> task<void> {
+            for (int i = 0; i < 5; ++i)
+                (void)scope.spawn([](std::atomic<int>& n) -> task<void> {
+                    counts_unwind guard{n};
+                    co_await sleep(std::chrono::hours(1));
+                }(unwound));
+            co_await yield_now();
+            throw std::runtime_error("body failed");
+        }),
+                             "body failed", std::runtime_error);
+        // By the time the region rethrew, all five had unwound.
+        CHECK(unwound == 5);
+    }());
+}
+
+TEST_CASE("region: cancel_region cancels its tasks with the reason, not the caller's siblings") {
+    runtime rt;
+    rt.block_on([&]() -> task<void> {
+        auto sibling = spawn([]() -> task<int> {
+            co_await sleep(20ms);
+            co_return 1;
+        }());
+        std::vector<outcome<void>> seen;
+        co_await cx::current().region([&](cx scope) -> task<void> {
+            auto a = scope.spawn([]() -> task<void> { co_await sleep(std::chrono::hours(1)); }());
+            auto b = scope.spawn([]() -> task<void> { co_await sleep(std::chrono::hours(1)); }());
+            co_await yield_now();
+            scope.cancel_region(cancel_reason{"operator said stop"});
+            seen.push_back(co_await std::move(a));
+            seen.push_back(co_await std::move(b));
+        });
+        for (auto& o : seen) {
+            REQUIRE(o.is_cancelled());
+            CHECK(o.reason().message == "operator said stop");
+        }
+        CHECK((co_await std::move(sibling)).value() == 1);
+    }());
+}
+
+TEST_CASE("region: a task spawned into a cancelled region starts cancelled") {
+    runtime rt;
+    rt.block_on([&]() -> task<void> {
+        co_await cx::current().region([&](cx scope) -> task<void> {
+            scope.cancel_region(cancel_reason{"closed for business"});
+            auto late = scope.spawn([]() -> task<int> {
+                co_await yield_now();
+                co_return 5;
+            }());
+            auto o = co_await std::move(late);
+            CHECK(o.is_cancelled());
+            CHECK(o.reason().message == "closed for business");
+        });
+    }());
+}
+
+TEST_CASE("spawn with a callable: the task receives its own cx") {
+    runtime rt;
+    rt.block_on([&]() -> task<void> {
+        task_id root_id = cx::current().id();
+        int captured = 41;
+        auto h = spawn([captured](cx c) -> task<int> {
+            co_await c.sleep(1ms);
+            co_return captured + (c.id() == cx::current().id() ? 1 : 0);
+        });
+        CHECK((co_await std::move(h)).value() == 42);
+        CHECK(root_id == cx::current().id());
+    }());
+}
