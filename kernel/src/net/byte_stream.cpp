@@ -35,9 +35,9 @@ task<void> byte_stream::read_exact(void* data, std::size_t size) {
         const std::size_t n = co_await read(bytes + got, size - got);
         if (n == 0)
             throw std::system_error(ENODATA, std::generic_category(),
-                                    "read_exact from " + fd_.describe() + ": the stream ended after " +
-                                        std::to_string(got) + " of " + std::to_string(size) +
-                                        " bytes");
+                                    "read_exact from " + fd_.describe() +
+                                        ": the stream ended after " + std::to_string(got) + " of " +
+                                        std::to_string(size) + " bytes");
         got += n;
     }
 }

@@ -99,8 +99,7 @@ bool io_operation::attempt() {
     }
     // A short transfer drained the socket (or filled it): the next attempt
     // would only see EAGAIN, so wait for the reactor instead.
-    if (n > 0 && static_cast<std::size_t>(n) < request_.length &&
-        request_.op != io_opcode::accept)
+    if (n > 0 && static_cast<std::size_t>(n) < request_.length && request_.op != io_opcode::accept)
         fd_.registration().clear_ready(want);
     finish(n);
     return true;

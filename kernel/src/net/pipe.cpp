@@ -37,7 +37,8 @@ pipe_ends open_pipe() {
         ::close(fds[1]);
         throw;
     }
-    return pipe_ends{pipe_reader(std::move(reader)), pipe_writer(registered_fd(fds[1], fd_kind::pipe))};
+    return pipe_ends{pipe_reader(std::move(reader)),
+                     pipe_writer(registered_fd(fds[1], fd_kind::pipe))};
 }
 
 }  // namespace rtkit::net

@@ -19,8 +19,8 @@ registered_fd::registered_fd(int fd, fd_kind kind, socket_address peer)
     }
     // The registration found the worker; ask its reactor for whole operations.
     rtkit::detail::worker* w = rtkit::detail::this_thread().active_worker;
-    completion_ = static_cast<completion_reactor_v1*>(
-        w->io().query_interface(completion_reactor_v1_name));
+    completion_ =
+        static_cast<completion_reactor_v1*>(w->io().query_interface(completion_reactor_v1_name));
 }
 
 registered_fd::registered_fd(registered_fd&& other) noexcept

@@ -42,8 +42,7 @@ socket_address socket_address::unix_path(std::string_view path) {
     socket_address a;
     auto* un = reinterpret_cast<sockaddr_un*>(&a.storage_);
     if (path.empty() || path.size() >= sizeof un->sun_path)
-        throw std::invalid_argument("Unix socket path '" + std::string(path) +
-                                    "' must have 1 to " +
+        throw std::invalid_argument("Unix socket path '" + std::string(path) + "' must have 1 to " +
                                     std::to_string(sizeof un->sun_path - 1) + " bytes");
     un->sun_family = AF_UNIX;
     std::memcpy(un->sun_path, path.data(), path.size());
@@ -78,7 +77,8 @@ socket_address socket_address::from(const sockaddr* address, socklen_t size) {
 }
 
 std::uint16_t socket_address::port() const noexcept {
-    if (family() == AF_INET) return ntohs(reinterpret_cast<const sockaddr_in*>(&storage_)->sin_port);
+    if (family() == AF_INET)
+        return ntohs(reinterpret_cast<const sockaddr_in*>(&storage_)->sin_port);
     if (family() == AF_INET6)
         return ntohs(reinterpret_cast<const sockaddr_in6*>(&storage_)->sin6_port);
     return 0;
@@ -92,8 +92,8 @@ std::string socket_address::to_string() const {
                       sizeof text);
             return std::string(text) + ":" + std::to_string(port());
         case AF_INET6:
-            inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&storage_)->sin6_addr,
-                      text, sizeof text);
+            inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&storage_)->sin6_addr, text,
+                      sizeof text);
             return "[" + std::string(text) + "]:" + std::to_string(port());
         case AF_UNIX: {
             const auto* un = reinterpret_cast<const sockaddr_un*>(&storage_);
