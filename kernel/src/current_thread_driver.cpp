@@ -14,6 +14,9 @@ constexpr auto background_wait_slice = std::chrono::milliseconds(100);
 /// The post-root drain returns after this many stop checks even if work remains,
 /// so a self-waking task cannot keep block_on from returning.
 constexpr unsigned post_root_drain_turns = 64;
+/// The driver whose background thread this is (each runtime has its own).
+[[gnu::tls_model("initial-exec")]] thread_local const void* background_of = nullptr;
+
 /// The root's wake flag (task_state::root_woken) and how the caller uses it.
 bool take_root_wake(task_header* root) noexcept {
     return root->state.fetch_and(~task_state::root_woken, std::memory_order_acq_rel) &
@@ -64,22 +67,19 @@ current_thread_driver::current_thread_driver(scheduler& sched, region_node& root
     };
 }
 
-bool current_thread_driver::on_background_thread() {
-    std::lock_guard lock(mutex_);
-    return background_thread_ == std::this_thread::get_id();
+bool current_thread_driver::on_background_thread() const noexcept {
+    return background_of == this;
 }
 
 void current_thread_driver::run_background(std::unique_ptr<worker> w) {
-    {
-        std::lock_guard lock(mutex_);
-        background_thread_ = std::this_thread::get_id();
-    }
+    background_of = this;
     auto handover_requested = [this] {
         return handover_requested_.load(std::memory_order_acquire);
     };
     while (true) {
         {
             scoped_worker holder(w.get(), &sched_);
+            w->rescue_stranded();
             w->run_loop_until(handover_requested, false);
         }
         if (sched_.shutting_down.load(std::memory_order_acquire)) break;
@@ -92,8 +92,14 @@ void current_thread_driver::run_background(std::unique_ptr<worker> w) {
             handover_requested_.store(false, std::memory_order_release);
             continue;
         }
-        // Local (thread-affine) tasks will pin the worker here; until they exist
-        // every handover is granted.
+        if (w->local_tasks_of(std::this_thread::get_id()) > 0) {
+            // Local tasks of this thread can only be polled here: refuse. The
+            // requester polls its root directly instead.
+            slot_ = slot_state::background;
+            handover_requested_.store(false, std::memory_order_release);
+            changed_.notify_all();
+            continue;
+        }
         slot_ = slot_state::offered;
         held_ = std::move(w);
         changed_.notify_all();
@@ -196,13 +202,11 @@ void current_thread_driver::release(std::unique_ptr<worker> w) {
 }
 
 void current_thread_driver::park_reentrant(std::unique_ptr<worker> w) {
-    std::lock_guard lock(reentrant_mutex_);
     reentrant_owner_ = std::this_thread::get_id();
     reentrant_ = std::move(w);
 }
 
 std::unique_ptr<worker> current_thread_driver::take_reentrant() {
-    std::lock_guard lock(reentrant_mutex_);
     if (!reentrant_ || reentrant_owner_ != std::this_thread::get_id()) return nullptr;
     return std::move(reentrant_);
 }
@@ -216,6 +220,15 @@ void current_thread_driver::shutdown() {
         changed_.notify_all();
     }
     retired.reset();
+}
+
+void current_thread_driver::shutdown_from_caller() {
+    std::unique_ptr<worker> w;
+    if (!on_background_thread() && this_thread().active_worker != sched_.home()) w = acquire();
+    sched_.shutting_down.store(true, std::memory_order_release);
+    shutdown();
+    sched_.io().wake();
+    w.reset();  // retire here: the caller's local tasks unwind on their own thread
 }
 
 void current_thread_driver::drive(task_header* root) {
@@ -246,6 +259,7 @@ void current_thread_driver::drive(task_header* root) {
     }
     loan borrowed(*this, std::move(w), to);
     scoped_worker holder(borrowed.slot().get(), &sched_);
+    borrowed.slot()->rescue_stranded();
     drive_root_on(borrowed.slot(), root);
 }
 

@@ -41,6 +41,12 @@ class current_thread_driver {
     /// (outside the lock: its destructor may re-enter shutdown).
     void shutdown();
 
+    /// Runtime shutdown from the calling thread: borrows the worker if it can,
+    /// so the caller's own local tasks are unwound on the caller's thread, then
+    /// shuts down and retires the worker here. Without the worker (another
+    /// thread has it on loan), whoever holds it retires it.
+    void shutdown_from_caller();
+
   private:
     enum class slot_state { background, requested, offered, loaned, returned, closed };
     enum class return_to { background, reentrant };
@@ -48,7 +54,7 @@ class current_thread_driver {
     /// A borrowed worker that goes back where it came from on every exit path.
     class loan;
 
-    bool on_background_thread();
+    bool on_background_thread() const noexcept;
     std::unique_ptr<worker> acquire();
     void release(std::unique_ptr<worker> w);
     void park_reentrant(std::unique_ptr<worker> w);
@@ -70,14 +76,14 @@ class current_thread_driver {
     std::unique_ptr<worker> held_;  ///< offered or returned worker
     bool resting_ = false;          ///< the returned worker was idle
     std::optional<instant> resting_deadline_;
-    std::thread::id background_thread_;
     /// Raised while a caller waits for the worker; the background dispatch
     /// loop stops at its next boundary when it sees it.
     std::atomic<bool> handover_requested_{false};
 
     /// The worker parked while its drive polls the root in place, so a nested
-    /// block_on from that root (same thread) can drive it too.
-    std::mutex reentrant_mutex_;
+    /// block_on from that root (same thread) can drive it too. Only the thread
+    /// that holds the worker touches it (the loan hand-offs order the accesses
+    /// of successive holders), so it needs no lock.
     std::thread::id reentrant_owner_;
     std::unique_ptr<worker> reentrant_;
 };

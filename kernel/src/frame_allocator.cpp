@@ -48,16 +48,19 @@ struct free_block {
 /// What a thread owns: a free list per size class and the unused tail of its chunk.
 struct frame_pool {
     std::array<free_block*, class_count> free_lists{};
+    /// The last block of each list (the first one pushed into it while empty),
+    /// so whole lists splice in O(1) when a thread exits.
+    std::array<free_block*, class_count> free_tails{};
     std::byte* bump = nullptr;
     std::byte* bump_end = nullptr;
 
     void merge_from(frame_pool& other) noexcept {
         for (std::size_t i = 0; i < class_count; ++i) {
-            while (free_block* b = other.free_lists[i]) {
-                other.free_lists[i] = b->next;
-                b->next = free_lists[i];
-                free_lists[i] = b;
-            }
+            if (!other.free_lists[i]) continue;
+            other.free_tails[i]->next = free_lists[i];
+            if (!free_lists[i]) free_tails[i] = other.free_tails[i];
+            free_lists[i] = other.free_lists[i];
+            other.free_lists[i] = other.free_tails[i] = nullptr;
         }
         if (!bump || (other.bump_end - other.bump) > (bump_end - bump)) {
             bump = other.bump;
@@ -113,6 +116,7 @@ void* allocate_from(frame_pool& pool, std::size_t size) {
     const std::size_t cls = (size - 1) / granule;
     if (free_block* b = pool.free_lists[cls]) {
         pool.free_lists[cls] = b->next;
+        if (!b->next) pool.free_tails[cls] = nullptr;
         return b;
     }
     const std::size_t rounded = (cls + 1) * granule;
@@ -128,6 +132,7 @@ void* allocate_from(frame_pool& pool, std::size_t size) {
 void free_to(frame_pool& pool, void* frame, std::size_t size) noexcept {
     auto* b = static_cast<free_block*>(frame);
     const std::size_t cls = (size - 1) / granule;
+    if (!pool.free_lists[cls]) pool.free_tails[cls] = b;
     b->next = pool.free_lists[cls];
     pool.free_lists[cls] = b;
 }

@@ -78,9 +78,7 @@ class runtime_core {
     void shutdown() {
         if (stopped) return;
         stopped = true;
-        sched->shutting_down.store(true, std::memory_order_release);
-        driver->shutdown();
-        sched->io().wake();
+        driver->shutdown_from_caller();
         if (background.joinable()) background.join();
     }
 

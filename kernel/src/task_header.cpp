@@ -7,6 +7,8 @@
 #include "thread_context.hpp"
 #include "worker.hpp"
 
+#include <thread>
+
 namespace rtkit::detail {
 
 thread_context& this_thread() noexcept {
@@ -116,6 +118,25 @@ region_node& spawn_region_of(task_header& task) noexcept {
     if (task_extras* extras = task.extras.load(std::memory_order_acquire))
         if (extras->spawn_region) return *extras->spawn_region;
     return *task.region;
+}
+
+void spawn_local_task(scheduler& sched, region_node& region, task_header* task) {
+    worker* holder = this_thread().active_worker;
+    if (holder != sched.home())
+        throw no_runtime_error(
+            "spawn_local needs this thread to hold the runtime's worker: call it from a task or a "
+            "block_on root running on the worker");
+    task->get_extras().local_owner = std::this_thread::get_id();
+    task->sched = &sched;
+    task->region = &region;
+    region.enter();
+    std::uint32_t initial = task_state::scheduled | task_state::local;
+    if (region.is_cancelled()) {
+        set_cancel_reason(*task, region.cancel_reason_or_default());
+        initial |= task_state::cancel_requested;
+    }
+    task->state.store(initial, std::memory_order_relaxed);
+    holder->admit(task);
 }
 
 void spawn_task(scheduler& sched, region_node& region, task_header* task) {

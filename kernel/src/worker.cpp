@@ -1,5 +1,6 @@
 #include "worker.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "rtkit/join_handle.hpp"
@@ -36,16 +37,36 @@ worker::~worker() {
         fire_due_timers();
     }
     if (store_.size() > 0) {
-        // A task that swallows cancellation and never awaits again cannot be
-        // unwound; its frame is leaked rather than destroyed under its feet.
-        std::fprintf(stderr, "rtkit: %zu task(s) ignored cancellation at shutdown; leaked\n",
+        // Local tasks of other threads can only be polled by their owners, and a
+        // task that swallows cancellation and never awaits again cannot be
+        // unwound: such frames are leaked rather than destroyed under their feet.
+        std::fprintf(stderr,
+                     "rtkit: %zu task(s) could not be unwound at shutdown (local tasks of other "
+                     "threads, or tasks that ignore cancellation); leaked\n",
                      store_.size());
     }
 }
 
 void worker::admit(task_header* task) {
     task->id = store_.insert(task);
+    if (task->state.load(std::memory_order_relaxed) & task_state::local)
+        ++local_counts_[task->extras.load(std::memory_order_relaxed)->local_owner];
     lanes_->push(task, lane::ready, {});
+}
+
+std::size_t worker::local_tasks_of(std::thread::id owner) const {
+    auto found = local_counts_.find(owner);
+    return found == local_counts_.end() ? 0 : found->second;
+}
+
+void worker::rescue_stranded() {
+    if (stranded_.empty()) return;
+    const std::thread::id me = std::this_thread::get_id();
+    std::erase_if(stranded_, [&](task_header* t) {
+        if (t->extras.load(std::memory_order_relaxed)->local_owner != me) return false;
+        lanes_->push(t, lane::ready, {});
+        return true;
+    });
 }
 
 bool worker::run_once() {
@@ -107,8 +128,10 @@ void worker::fire_due_timers() {
 }
 
 bool worker::has_runnable() {
+    // Queued work counts even if it is a timed task not yet due: that errs on
+    // the side of driving the worker once more.
     if (lanes_->size() > 0 || sched_.remote_pending()) return true;
-    std::optional<instant> next = next_deadline();
+    std::optional<instant> next = timers_->next_deadline();
     return next && *next <= timers_->now();
 }
 
@@ -121,6 +144,11 @@ std::optional<instant> worker::next_deadline() const noexcept {
 
 void worker::execute(task_header* task) {
     using namespace task_state;
+    if ((task->state.load(std::memory_order_relaxed) & local) &&
+        task->extras.load(std::memory_order_relaxed)->local_owner != std::this_thread::get_id()) {
+        stranded_.push_back(task);  // only its owner may poll it
+        return;
+    }
     // scheduled -> running (scheduled is set: only the winner of that bit queues a task).
     task->state.fetch_xor(scheduled | running, std::memory_order_acq_rel);
     {
@@ -150,6 +178,10 @@ void worker::execute(task_header* task) {
 
 void worker::complete(task_header* task) {
     store_.remove(task->id);
+    if (task->state.load(std::memory_order_relaxed) & task_state::local) {
+        auto found = local_counts_.find(task->extras.load(std::memory_order_relaxed)->local_owner);
+        if (--found->second == 0) local_counts_.erase(found);
+    }
     std::uint32_t prev = task->state.fetch_or(task_state::complete, std::memory_order_acq_rel);
     if (prev & task_state::join_waker) {
         waker joiner = std::move(task->join_waker);

@@ -2,6 +2,8 @@
 // The dispatch loop of one worker: admit, pick, poll, fire timers, park.
 #include <memory>
 #include <optional>
+#include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "rtkit/detail/region_node.hpp"
@@ -41,6 +43,12 @@ class worker {
     void push_ready(task_header* task) { lanes_->push(task, lane::ready, {}); }
     /// Requests cancellation of every registered task in `region` or below it.
     void cancel_region_tasks(region_node& region);
+
+    /// Live local tasks owned by `owner` (they pin the worker to that thread).
+    std::size_t local_tasks_of(std::thread::id owner) const;
+    /// Requeues the local tasks of the calling thread that were woken while
+    /// another thread held the worker. Called when a thread starts holding it.
+    void rescue_stranded();
 
     /// One dispatch turn: polls at most one task. False when nothing was runnable.
     bool run_once();
@@ -84,6 +92,11 @@ class worker {
     instant now_{};  ///< clock reading of the last maintenance, for the timed lane
     unsigned tick_ = 0;
     long io_registrations_ = 0;
+    /// Local tasks that became runnable while a thread other than their owner
+    /// held the worker; each waits here (still marked scheduled, so further
+    /// wakes are no-ops) until its owner drives the worker again.
+    std::vector<task_header*> stranded_;
+    std::unordered_map<std::thread::id, std::size_t> local_counts_;
 };
 
 template <class Stop>

@@ -29,6 +29,9 @@ namespace detail {
 scheduler& current_scheduler();  // throws no_runtime_error outside a runtime
 /// Registers `task` in `region` and makes it runnable on `sched`.
 void spawn_task(scheduler& sched, region_node& region, task_header* task);
+/// The same for a local task, which only this thread will ever poll. Throws
+/// no_runtime_error when this thread does not hold the runtime's worker.
+void spawn_local_task(scheduler& sched, region_node& region, task_header* task);
 /// Where spawns from `task` go now: its region, or the region scope it is in.
 region_node& spawn_region_of(task_header& task) noexcept;
 /// Cancels every task in `region` and below it (any thread).
@@ -72,13 +75,28 @@ class cx {
     /// the task ends.
     template <class T>
     join_handle<T> spawn(task<T> t) const {
-        auto frame = t.release();
-        detail::promise<T>& p = frame.promise();
-        p.owner = &p;
-        p.frame = frame;
-        p.resume_point = frame;
-        p.refs.store(2, std::memory_order_relaxed);  // the scheduler's and the handle's
+        detail::promise<T>& p = prepare(t);
         detail::spawn_task(*sched_, *region_, &p);
+        return join_handle<T>(&p);
+    }
+
+    /// Starts `t` as a local task: it is only ever polled on this thread, so
+    /// it may use thread-affine state. While this thread holds live local
+    /// tasks of the runtime as its background thread, the worker is not lent
+    /// out; a local task woken while the worker runs on another thread waits
+    /// until this thread drives the worker again (its next block_on). Must be
+    /// called where this thread holds the worker (a task, or a block_on root
+    /// that borrowed it); throws no_runtime_error otherwise.
+    template <class T>
+    join_handle<T> spawn_local(task<T> t) const {
+        detail::promise<T>& p = prepare(t);
+        try {
+            detail::spawn_local_task(*sched_, *region_, &p);
+        } catch (...) {
+            p.refs.store(1, std::memory_order_relaxed);
+            p.release();
+            throw;
+        }
         return join_handle<T>(&p);
     }
 
@@ -144,6 +162,16 @@ class cx {
   private:
     template <class R, class F>
     friend task<R> detail::run_region(detail::scheduler&, detail::region_node&, F);
+    /// Takes the frame out of `t` and readies its header for spawning.
+    template <class T>
+    static detail::promise<T>& prepare(task<T>& t) noexcept {
+        auto frame = t.release();
+        detail::promise<T>& p = frame.promise();
+        p.frame = frame;
+        p.resume_point = frame;
+        p.refs.store(2, std::memory_order_relaxed);  // the scheduler's and the handle's
+        return p;
+    }
     cx(detail::scheduler& sched, detail::task_header* task, detail::region_node& region) noexcept
         : sched_(&sched), task_(task), region_(&region) {}
     detail::scheduler* sched_;

@@ -43,7 +43,6 @@ class runtime {
     T block_on(task<T> root) {
         auto frame = root.release();
         detail::promise<T>& p = frame.promise();
-        p.owner = &p;
         p.frame = frame;
         p.resume_point = frame;
         p.refs.store(1, std::memory_order_relaxed);

@@ -25,8 +25,6 @@ void free_frame(void* frame, std::size_t size) noexcept;
 struct promise_base : task_header {
     /// When awaited inline: the awaiting coroutine, resumed when this one ends.
     std::coroutine_handle<> continuation;
-    /// The spawned task this frame runs in (itself when outermost).
-    task_header* owner = nullptr;
 
     static void* operator new(std::size_t size) { return allocate_frame(size); }
     static void operator delete(void* frame, std::size_t size) noexcept { free_frame(frame, size); }
@@ -39,7 +37,7 @@ struct promise_base : task_header {
         std::coroutine_handle<> await_suspend(std::coroutine_handle<Promise> self) noexcept {
             promise_base& p = self.promise();
             if (p.continuation) {
-                p.owner->resume_point = p.continuation;
+                current_task()->resume_point = p.continuation;
                 return p.continuation;
             }
             p.finished = true;
@@ -117,17 +115,10 @@ class [[nodiscard]] task {
       public:
         explicit awaiter(handle_type child) noexcept : child_(child) {}
         bool await_ready() const noexcept { return false; }
-        template <class Parent>
-        std::coroutine_handle<> await_suspend(std::coroutine_handle<Parent> parent) noexcept {
-            detail::task_header* owner;
-            if constexpr (std::is_base_of_v<detail::promise_base, Parent>)
-                owner = parent.promise().owner;
-            else
-                owner = detail::current_task();
-            promise_type& p = child_.promise();
-            p.continuation = parent;
-            p.owner = owner;
-            owner->resume_point = child_;
+        std::coroutine_handle<> await_suspend(std::coroutine_handle<> parent) noexcept {
+            child_.promise().continuation = parent;
+            // The worker resumes a suspended task at its innermost frame.
+            detail::current_task()->resume_point = child_;
             return child_;
         }
         T await_resume() {

@@ -1,6 +1,7 @@
 #pragma once
 // Per-task state that most tasks never need, allocated on first use.
 #include <atomic>
+#include <thread>
 
 #include "rtkit/detail/task_header.hpp"
 #include "rtkit/outcome.hpp"
@@ -16,6 +17,8 @@ struct task_extras {
     region_node* spawn_region = nullptr;
     /// The innermost active timeout scope of the task (polling thread only).
     timeout_state* timeouts = nullptr;
+    /// For a local task (task_state::local): the only thread that may poll it.
+    std::thread::id local_owner;
     ~task_extras() { delete reason.load(std::memory_order_acquire); }
 };
 

@@ -39,6 +39,8 @@ inline constexpr std::uint32_t timeout_fired = 1u << 6;     ///< a timeout scope
 inline constexpr std::uint32_t interrupted = cancel_requested | timeout_fired;
 inline constexpr std::uint32_t root = 1u << 7;        ///< a block_on root, polled by its caller
 inline constexpr std::uint32_t root_woken = 1u << 8;  ///< the root's caller should poll it again
+inline constexpr std::uint32_t local =
+    1u << 9;  ///< thread-affine: polled only on task_extras::local_owner
 }  // namespace task_state
 
 /// Scheduling record embedded in every task's coroutine promise, so a spawned

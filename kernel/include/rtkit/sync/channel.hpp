@@ -37,41 +37,70 @@ namespace detail {
 
 struct channel_factory;
 
+/// The receiver's node while it waits on an empty channel: a sender hands its
+/// value straight into it, so the woken receiver takes it without the lock.
+template <class T>
+struct recv_waiter : waiter {
+    std::optional<T> value;
+};
+
 /// The state shared by a channel's ends, allocated once by make_channel.
 ///
 /// Capacity is a FIFO permit queue of free slots: a sender takes a slot (at
 /// once, or by waiting in line), then fills it; the receiver frees one per value
 /// it takes and so hands it to the first waiting sender. Reserving a slot and
 /// filling it are therefore two steps, which is what channel_permit exposes.
+///
+/// A value sent while the receiver waits skips the buffer: it goes into the
+/// receiver's node and its slot is freed at once. If that receiver is then
+/// cancelled before it resumes, the value goes back to the front of the buffer
+/// (which has one spare place for it) without a slot, so nothing is lost and
+/// the FIFO order holds.
 template <class T>
 class channel_state {
   public:
-    explicit channel_state(std::size_t capacity) : slots(capacity), buffer(capacity) {}
+    explicit channel_state(std::size_t capacity)
+        : slots(capacity), buffer(capacity + 1), capacity_(capacity) {}
 
     spin_lock lock;
     // Guarded by lock:
-    permit_queue slots;            ///< free slots; senders wait here, FIFO
-    ring_buffer<T> buffer;         ///< sent values not yet received
-    waiter* receiver = nullptr;    ///< the receiver, while it waits on an empty channel
-    bool receiver_alive = true;    ///< false once the receiver was dropped
+    permit_queue slots;                  ///< free slots; senders wait here, FIFO
+    ring_buffer<T> buffer;               ///< sent values not yet received
+    recv_waiter<T>* receiver = nullptr;  ///< the receiver, while it waits on an empty channel
+    bool receiver_alive = true;          ///< false once the receiver was dropped
+    bool front_has_no_slot = false;      ///< the front value was given back by a cancelled receiver
     /// Sender handles plus live permits (a permit can still send, so the
     /// channel is not finished while one lives). Changed without the lock; the
     /// one who drops it to zero takes the lock to wake the receiver.
     std::atomic<std::size_t> senders{1};
 
-    /// Under lock: stores a value into a slot already taken, and wakes the receiver.
+    std::size_t capacity() const noexcept { return capacity_; }
+
+    /// Under lock: delivers a value whose slot the caller holds: to the waiting
+    /// receiver (the slot is freed at once) or into the buffer.
     template <class U>
     void push_acquired(U&& value, pending_wakes& wakes) {
         try {
-            buffer.push_back(std::forward<U>(value));
+            if (!receiver) {
+                buffer.push_back(std::forward<U>(value));
+                return;
+            }
+            receiver->value.emplace(std::forward<U>(value));
         } catch (...) {
             slots.release(1, wakes);  // a throwing move keeps no slot
             throw;
         }
-        wake_receiver(wakes);
+        settle(*std::exchange(receiver, nullptr), wait_state::granted, wakes);
+        slots.release(1, wakes);  // the value skipped the buffer
     }
-    void wake_receiver(pending_wakes& wakes) noexcept {
-        if (waiter* r = std::exchange(receiver, nullptr)) settle(*r, wait_state::granted, wakes);
+    /// Under lock: sends without a slot when the receiver waits and no sender
+    /// is in line ahead (it would be overtaken otherwise). False when it cannot.
+    template <class U>
+    bool hand_to_receiver(U&& value, pending_wakes& wakes) {
+        if (!receiver || slots.has_waiters()) return false;
+        receiver->value.emplace(std::forward<U>(value));
+        settle(*std::exchange(receiver, nullptr), wait_state::granted, wakes);
+        return true;
     }
     /// Under lock: takes the next value into `out` (freeing its slot) and
     /// returns true, or returns true with `out` empty when the channel is
@@ -79,10 +108,17 @@ class channel_state {
     bool take(std::optional<T>& out, pending_wakes& wakes) {
         if (!buffer.empty()) {
             out.emplace(buffer.pop_front());
-            slots.release(1, wakes);
+            if (!std::exchange(front_has_no_slot, false)) slots.release(1, wakes);
             return true;
         }
         return senders.load(std::memory_order_acquire) == 0;
+    }
+    /// Under lock: a receiver cancelled after a value was handed to it puts it
+    /// back in front. The buffer was empty when it began to wait and its spare
+    /// place is free, so this fits.
+    void give_back(T&& value) noexcept {
+        buffer.push_front(std::move(value));
+        front_has_no_slot = true;
     }
 
     void add_sender() noexcept { senders.fetch_add(1, std::memory_order_relaxed); }
@@ -91,7 +127,8 @@ class channel_state {
         {
             pending_wakes wakes;
             std::lock_guard guard(lock);
-            wake_receiver(wakes);  // it sees senders == 0 and ends after draining
+            // It sees senders == 0 (and no value) and ends, the buffer being empty.
+            if (receiver) settle(*std::exchange(receiver, nullptr), wait_state::granted, wakes);
         }
         release();
     }
@@ -140,6 +177,7 @@ class channel_state {
     }
 
   private:
+    std::size_t capacity_;
     std::atomic<int> refs_{2};
 };
 
@@ -160,7 +198,8 @@ template <class T>
 class channel_permit {
   public:
     channel_permit() noexcept = default;
-    channel_permit(channel_permit&& other) noexcept : state_(std::exchange(other.state_, nullptr)) {}
+    channel_permit(channel_permit&& other) noexcept
+        : state_(std::exchange(other.state_, nullptr)) {}
     channel_permit& operator=(channel_permit other) noexcept {
         std::swap(state_, other.state_);
         return *this;
@@ -213,7 +252,8 @@ class channel_sender {
     channel_sender(const channel_sender& other) noexcept : state_(other.state_) {
         if (state_) state_->add_sender();
     }
-    channel_sender(channel_sender&& other) noexcept : state_(std::exchange(other.state_, nullptr)) {}
+    channel_sender(channel_sender&& other) noexcept
+        : state_(std::exchange(other.state_, nullptr)) {}
     channel_sender& operator=(channel_sender other) noexcept {
         std::swap(state_, other.state_);
         return *this;
@@ -238,6 +278,10 @@ class channel_sender {
             std::unique_lock guard(state_.lock);
             if (!state_.receiver_alive) {
                 result_ = result::closed;
+                return true;
+            }
+            if (state_.hand_to_receiver(std::move(value_), wakes)) {
+                result_ = result::sent;
                 return true;
             }
             if (state_.slots.try_acquire(1)) {
@@ -285,8 +329,7 @@ class channel_sender {
     /// Awaitable of reserve(): waits in line for a free slot and yields it as a permit.
     class reserve_awaiter {
       public:
-        explicit reserve_awaiter(sync::detail::channel_state<T>& state) noexcept
-            : state_(state) {}
+        explicit reserve_awaiter(sync::detail::channel_state<T>& state) noexcept : state_(state) {}
         reserve_awaiter(const reserve_awaiter&) = delete;
         reserve_awaiter& operator=(const reserve_awaiter&) = delete;
         ~reserve_awaiter() { state_.abandon_slot_wait(node_); }
@@ -369,6 +412,7 @@ class channel_sender {
         sync::detail::pending_wakes wakes;
         std::lock_guard guard(state_->lock);
         if (!state_->receiver_alive) return try_send_result::closed;
+        if (state_->hand_to_receiver(std::forward<U>(value), wakes)) return try_send_result::sent;
         if (!state_->slots.try_acquire(1)) return try_send_result::full;
         state_->push_acquired(std::forward<U>(value), wakes);
         return try_send_result::sent;
@@ -401,11 +445,13 @@ class channel_receiver {
         recv_awaiter(const recv_awaiter&) = delete;
         recv_awaiter& operator=(const recv_awaiter&) = delete;
         ~recv_awaiter() {
-            // Only a queued node is linked; a settled one was unlinked by its settler.
-            if (node_.state.load(std::memory_order_acquire) != sync::detail::wait_state::queued)
+            // Still queued, or handed a value it will not return (cancelled):
+            // leave the line, and put the value back for the next recv.
+            if (node_.state.load(std::memory_order_acquire) == sync::detail::wait_state::idle)
                 return;
             std::lock_guard guard(state_.lock);
             if (state_.receiver == &node_) state_.receiver = nullptr;
+            if (node_.value) state_.give_back(std::move(*node_.value));
         }
 
         bool await_ready() {
@@ -413,7 +459,7 @@ class channel_receiver {
             if (sync::detail::cancel_pending(task_)) return true;
             sync::detail::pending_wakes wakes;
             std::unique_lock guard(state_.lock);
-            if (state_.take(value_, wakes)) {
+            if (state_.take(node_.value, wakes)) {
                 done_ = true;
                 return true;
             }
@@ -428,25 +474,27 @@ class channel_receiver {
             state_.lock.unlock();
         }
         std::optional<T> await_resume() {
-            if (done_) return std::move(value_);
-            sync::detail::check_cancel(task_);  // a value sent meanwhile stays queued
-            sync::detail::pending_wakes wakes;
-            std::lock_guard guard(state_.lock);
-            if (node_.state.load(std::memory_order_relaxed) == sync::detail::wait_state::queued) {
-                state_.receiver = nullptr;
+            if (!done_) {
+                sync::detail::check_cancel(task_);  // the destructor gives back a handed value
+                if (node_.state.load(std::memory_order_acquire) == sync::detail::wait_state::queued)
+                    sync::detail::resumed_while_queued();  // the destructor leaves the line
+                if (!node_.value) {
+                    // Woken because the last sender left: the channel is finished.
+                    sync::detail::pending_wakes wakes;
+                    std::lock_guard guard(state_.lock);
+                    state_.take(node_.value, wakes);
+                }
                 node_.state.store(sync::detail::wait_state::idle, std::memory_order_relaxed);
-                sync::detail::resumed_while_queued();
             }
-            node_.state.store(sync::detail::wait_state::idle, std::memory_order_relaxed);
-            state_.take(value_, wakes);  // one consumer: what settled us is still there
-            return std::move(value_);
+            std::optional<T> out(std::move(node_.value));
+            node_.value.reset();
+            return out;
         }
 
       private:
         sync::detail::channel_state<T>& state_;
-        sync::detail::waiter node_;
+        sync::detail::recv_waiter<T> node_;
         rtkit::detail::task_header* task_ = nullptr;  ///< captured in await_ready
-        std::optional<T> value_;
         bool done_ = false;
     };
 
@@ -476,7 +524,7 @@ class channel_receiver {
         std::lock_guard guard(state_->lock);
         return state_->buffer.size();
     }
-    std::size_t capacity() const noexcept { return state_->buffer.capacity(); }
+    std::size_t capacity() const noexcept { return state_->capacity(); }
 
   private:
     friend struct sync::detail::channel_factory;

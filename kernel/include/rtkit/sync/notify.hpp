@@ -40,7 +40,7 @@ class notify {
                 return true;
             }
             detail::require_task(task_);  // throws (and unlocks) outside a task
-            guard.release();  // one critical section with await_suspend's queueing
+            guard.release();              // one critical section with await_suspend's queueing
             return false;
         }
         void await_suspend(std::coroutine_handle<>) noexcept {

@@ -50,7 +50,8 @@ struct oneshot_state {
 template <class T>
 class oneshot_sender {
   public:
-    oneshot_sender(oneshot_sender&& other) noexcept : state_(std::exchange(other.state_, nullptr)) {}
+    oneshot_sender(oneshot_sender&& other) noexcept
+        : state_(std::exchange(other.state_, nullptr)) {}
     oneshot_sender& operator=(oneshot_sender other) noexcept {
         std::swap(state_, other.state_);
         return *this;
@@ -140,7 +141,7 @@ class oneshot_receiver {
             std::unique_lock guard(state_.lock);
             if (take()) return true;
             detail::require_task(task_);  // throws (and unlocks) outside a task
-            guard.release();  // one critical section with await_suspend's queueing
+            guard.release();              // one critical section with await_suspend's queueing
             return false;
         }
         void await_suspend(std::coroutine_handle<>) noexcept {

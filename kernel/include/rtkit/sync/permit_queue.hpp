@@ -48,7 +48,8 @@ class permit_queue {
 
     /// Settles every waiter as closed.
     void close_all(pending_wakes& wakes) noexcept {
-        while (waiter* w = waiters_.pop_front()) settle(*w, wait_state::closed, wakes);
+        while (waiter* w = waiters_.pop_front())
+            settle(*w, wait_state::closed, wakes);
     }
 
   private:

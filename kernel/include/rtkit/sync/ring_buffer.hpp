@@ -32,6 +32,14 @@ class ring_buffer {
         std::construct_at(slots_ + tail, std::forward<U>(value));
         ++size_;  // only once constructed: a throwing constructor changes nothing
     }
+    /// Puts a value back in front. Precondition: size() < capacity().
+    template <class U>
+    void push_front(U&& value) {
+        std::size_t front = head_ == 0 ? capacity_ - 1 : head_ - 1;
+        std::construct_at(slots_ + front, std::forward<U>(value));
+        head_ = front;
+        ++size_;
+    }
     /// Precondition: !empty().
     T pop_front() {
         T& slot = slots_[head_];

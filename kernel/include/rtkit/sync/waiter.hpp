@@ -70,7 +70,8 @@ class waiter_queue {
     }
     std::size_t size() const noexcept {
         std::size_t n = 0;
-        for (waiter* w = head_; w; w = w->next) ++n;
+        for (waiter* w = head_; w; w = w->next)
+            ++n;
         return n;
     }
 
@@ -89,7 +90,8 @@ class pending_wakes {
     pending_wakes& operator=(const pending_wakes&) = delete;
     ~pending_wakes() {
         first_.wake();
-        for (waker& w : rest_) w.wake();
+        for (waker& w : rest_)
+            w.wake();
     }
     /// Out of memory while growing is fatal (std::terminate), as in the
     /// kernel's own wake path: a lost wake would hang a task silently.
@@ -120,7 +122,7 @@ inline void settle(waiter& w, wait_state how, pending_wakes& wakes) noexcept {
 /// detail::cancel_pending()/check_cancel(): a coroutine stays in one task.
 inline bool cancel_pending(const rtkit::detail::task_header* task) noexcept {
     return task &&
-           (task->state.load(std::memory_order_relaxed) & rtkit::detail::task_state::cancel_requested);
+           (task->state.load(std::memory_order_relaxed) & rtkit::detail::task_state::interrupted);
 }
 inline void check_cancel(const rtkit::detail::task_header* task) {
     if (cancel_pending(task)) rtkit::detail::throw_cancelled();

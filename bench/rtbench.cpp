@@ -1,0 +1,73 @@
+// rtbench WORKLOAD [--config FILE] [--set KEY=VALUE]...
+//
+// Runs one workload of shared/bench/WORKLOADS.md on the runtime the
+// configuration describes and prints its result line in that file's format.
+#include <sys/resource.h>
+
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "rtkit/rtkit.hpp"
+#include "workloads.hpp"
+#ifdef RTBENCH_HAS_CONFIG
+#include "rtkit/config/load.hpp"
+#endif
+
+namespace {
+
+double cpu_seconds() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    auto secs = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
+    return secs(usage.ru_utime) + secs(usage.ru_stime);
+}
+
+int usage_error(const std::string& message) {
+    std::fprintf(stderr, "rtbench: %s\nusage: rtbench WORKLOAD [--config FILE] [--set KEY=VALUE]...\n",
+                 message.c_str());
+    return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2) return usage_error("missing workload (" + std::string(rtbench::known_workloads()) + ")");
+    std::string workload = argv[1];
+    rtkit::runtime_config config;
+    std::vector<std::string> overrides;
+    for (int i = 2; i < argc; ++i) {
+        std::string arg = argv[i];
+        if ((arg == "--config" || arg == "--set") && i + 1 < argc) {
+            std::string value = argv[++i];
+#ifdef RTBENCH_HAS_CONFIG
+            if (arg == "--config")
+                config = rtkit::config::load_file(value);
+            else
+                overrides.push_back(value);
+#else
+            return usage_error("this build has no configuration support for " + arg);
+#endif
+        } else {
+            return usage_error("unknown argument '" + arg + "'");
+        }
+    }
+    try {
+#ifdef RTBENCH_HAS_CONFIG
+        for (const std::string& o : overrides) rtkit::config::apply_override(config, o);
+#endif
+        rtkit::runtime rt(config);
+        double cpu_before = cpu_seconds();
+        rtbench::result r = rtbench::run_workload(workload, rt);
+        double cpu = cpu_seconds() - cpu_before;
+        std::printf("workload=%s runtime=rtkit n=%llu seconds=%.6f ns_per_op=%.2f checksum=%lld cpu_seconds=%.3f%s%s\n",
+                    r.workload.c_str(), static_cast<unsigned long long>(r.n), r.seconds,
+                    r.seconds * 1e9 / static_cast<double>(r.n), static_cast<long long>(r.checksum), cpu,
+                    r.extra.empty() ? "" : " ", r.extra.c_str());
+        return 0;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "rtbench: %s\n", e.what());
+        return 1;
+    }
+}

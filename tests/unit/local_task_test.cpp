@@ -1,0 +1,123 @@
+#include <doctest/doctest.h>
+
+#include <thread>
+
+#include "test_support.hpp"
+
+using namespace rtkit;
+using namespace std::chrono_literals;
+
+TEST_CASE("spawn_local: runs on the thread that spawned it, even across block_on calls") {
+    runtime rt;
+    const auto me = std::this_thread::get_id();
+    std::atomic<bool> done{false};
+    std::thread::id ran_on;
+    join_handle<void> kept;
+    rt.block_on([&]() -> task<void> {
+        kept = cx::current().spawn_local(
+            [](std::atomic<bool>& d, std::thread::id& where) -> task<void> {
+                co_await sleep(5ms);  // outlives this block_on
+                where = std::this_thread::get_id();
+                d = true;
+            }(done, ran_on));
+        co_return;
+    }());
+    // The background thread has the worker now, but must not poll the task.
+    std::this_thread::sleep_for(30ms);
+    CHECK_FALSE(done);
+    // Driving the worker from this thread again lets it finish here.
+    rt.block_on([&]() -> task<void> {
+        co_await std::move(kept);
+        CHECK(done);
+    }());
+    CHECK(ran_on == me);
+}
+
+TEST_CASE(
+    "spawn_local: a local task woken from another thread while the worker is elsewhere waits for "
+    "its owner") {
+    runtime rt;
+    test::manual_event event;
+    std::atomic<int> resumed{0};
+    join_handle<void> kept;
+    rt.block_on([&]() -> task<void> {
+        kept =
+            cx::current().spawn_local([](test::manual_event& e, std::atomic<int>& r) -> task<void> {
+                co_await e.wait();
+                ++r;
+            }(event, resumed));
+        while (!event.armed())
+            co_await yield_now();
+    }());
+    std::thread other([&] { event.fire(); });
+    other.join();
+    std::this_thread::sleep_for(20ms);
+    CHECK(resumed == 0);  // recorded, not run by the background thread
+    rt.block_on([&]() -> task<void> { co_await std::move(kept); }());
+    CHECK(resumed == 1);
+}
+
+TEST_CASE("spawn_local: the background thread refuses a handover while it holds live local tasks") {
+    runtime rt;
+    test::manual_event release_local;
+    std::atomic<bool> local_started{false};
+    rt.block_on([&]() -> task<void> {
+        // This task resumes on the background thread after the root returns,
+        // and spawns a local task there.
+        (void)spawn([](test::manual_event& e, std::atomic<bool>& started) -> task<void> {
+            co_await sleep(2ms);
+            auto local = cx::current().spawn_local(
+                [](test::manual_event& ev) -> task<void> { co_await ev.wait(); }(e));
+            started = true;
+            co_await std::move(local);
+        }(release_local, local_started));
+        co_return;
+    }());
+    for (int i = 0; i < 2000 && !local_started; ++i)
+        std::this_thread::sleep_for(1ms);
+    REQUIRE(local_started);
+    // The worker stays with the background thread: this call polls directly,
+    // and its spawned task runs over there.
+    auto ran_on = rt.block_on([]() -> task<std::thread::id> {
+        co_return (co_await spawn(
+                       []() -> task<std::thread::id> { co_return std::this_thread::get_id(); }()))
+            .value();
+    }());
+    CHECK(ran_on != std::this_thread::get_id());
+    release_local.fire();
+}
+
+TEST_CASE("spawn_local: refused where this thread does not hold the worker") {
+    runtime rt;
+    rt.block_on([&]() -> task<void> {
+        std::thread other([&] {
+            // A root polled directly on another thread holds no worker.
+            CHECK_THROWS_AS(rt.block_on([]() -> task<void> {
+                (void)cx::current().spawn_local([]() -> task<void> { co_return; }());
+                co_return;
+            }()),
+                            no_runtime_error);
+        });
+        other.join();
+        co_return;
+    }());
+}
+
+TEST_CASE("shutdown: retires the calling thread's local tasks of this runtime") {
+    std::atomic<int> unwound{0};
+    {
+        runtime rt;
+        rt.block_on([&]() -> task<void> {
+            (void)cx::current().spawn_local([](std::atomic<int>& n) -> task<void> {
+                struct mark {
+                    std::atomic<int>& n;
+                    ~mark() { ++n; }
+                } guard{n};
+                co_await sleep(std::chrono::hours(1));
+            }(unwound));
+            co_await yield_now();
+        }());
+        // Destroying the runtime here, on the owner thread, unwinds it here.
+    }
+    CHECK(unwound == 1);
+}
