@@ -157,7 +157,7 @@ void apply_override(runtime_config& config, std::string_view assignment) {
     }
     config_value value;
     if (!parse_as(spec->type, text, value))
-        override_error(value_column, "'" + detail::dotted_name(*spec) + "' must be " +
+        override_error(value_column, detail::quoted_name(*spec) + " must be " +
                                          std::string(describe(spec->type)) + ", not '" +
                                          std::string(text) + "'");
     if (auto problem = detail::check_value(*spec, value, std::filesystem::current_path()))

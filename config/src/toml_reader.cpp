@@ -57,7 +57,7 @@ class toml_reader {
             } else if (const auto* t = node.as_table()) {
                 read_table(*table, *t, config);
             } else {
-                error(node.source(), "'" + std::string(key.str()) + "' must be a table, not " +
+                error(node.source(), quote(key.str()) + " must be a table, not " +
                                          std::string(describe(node.type())));
             }
         }
@@ -139,7 +139,7 @@ class toml_reader {
         for (const auto& element : array) {
             const auto* s = element.as_string();
             if (!s) {
-                error(element.source(), "'" + dotted_name(spec) + "' must be " +
+                error(element.source(), quoted_name(spec) + " must be " +
                                             std::string(rtkit::config::describe(spec.type)) +
                                             ", but an element is " +
                                             std::string(describe(element.type())));
@@ -151,7 +151,7 @@ class toml_reader {
     }
 
     void type_error(const key_spec& spec, const toml::node& node) {
-        error(node.source(), "'" + dotted_name(spec) + "' must be " +
+        error(node.source(), quoted_name(spec) + " must be " +
                                  std::string(rtkit::config::describe(spec.type)) + ", not " +
                                  std::string(describe(node.type())) +
                                  " (default: " + std::string(spec.default_toml) + ")");

@@ -38,15 +38,15 @@ bool is_plugin_name(std::string_view name) {
 std::optional<std::string> check_plugin_names(const key_spec& key,
                                               const std::vector<std::string>& names) {
     if (names.empty())
-        return "'" + dotted_name(key) + "' must name at least one plugin, e.g. " +
+        return quoted_name(key) + " must name at least one plugin, e.g. " +
                std::string(key.default_toml);
     for (std::size_t i = 0; i < names.size(); ++i) {
         if (!is_plugin_name(names[i]))
-            return "'" + dotted_name(key) + "': '" + names[i] +
-                   "' is not a plugin name (letters, digits, '_' and '-' only)";
+            return quoted_name(key) + ": " + quote(names[i]) +
+                   " is not a plugin name (letters, digits, '_' and '-' only)";
         if (std::find(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(i), names[i]) !=
             names.begin() + static_cast<std::ptrdiff_t>(i))
-            return "'" + dotted_name(key) + "' lists plugin '" + names[i] + "' twice";
+            return quoted_name(key) + " lists plugin " + quote(names[i]) + " twice";
     }
     return std::nullopt;
 }
@@ -54,7 +54,7 @@ std::optional<std::string> check_plugin_names(const key_spec& key,
 std::optional<std::string> resolve_paths(const key_spec& key, std::vector<std::string>& paths,
                                          const std::filesystem::path& base_dir) {
     for (auto& path : paths) {
-        if (path.empty()) return "'" + dotted_name(key) + "' holds an empty path";
+        if (path.empty()) return quoted_name(key) + " holds an empty path";
         std::filesystem::path p(path);
         if (p.is_relative()) p = base_dir / p;
         path = p.lexically_normal().string();
@@ -63,6 +63,17 @@ std::optional<std::string> resolve_paths(const key_spec& key, std::vector<std::s
 }
 
 }  // namespace
+
+std::string quote(std::string_view text) {
+    std::string quoted(1, '\'');
+    quoted += text;
+    quoted += '\'';
+    return quoted;
+}
+
+std::string quoted_name(const key_spec& key) {
+    return quote(dotted_name(key));
+}
 
 std::string dotted_name(const key_spec& key) {
     return std::string(key.table) + '.' + std::string(key.name);
@@ -77,8 +88,8 @@ std::optional<std::string> check_value(const key_spec& key, config_value& value,
             const auto allowed = split_allowed(key.allowed);
             if (std::find(allowed.begin(), allowed.end(), text) != allowed.end())
                 return std::nullopt;
-            return "'" + dotted_name(key) + "' must be one of " + quoted_list(allowed) +
-                   ", not \"" + text + '"' + did_you_mean(text, allowed);
+            return quoted_name(key) + " must be one of " + quoted_list(allowed) + ", not \"" +
+                   text + '"' + did_you_mean(text, allowed);
         }
         case value_type::plugin_preference:
             return check_plugin_names(key, std::get<std::vector<std::string>>(value));

@@ -18,4 +18,11 @@ std::optional<std::string> check_value(const key_spec& key, config_value& value,
 /// "table.name"
 std::string dotted_name(const key_spec& key);
 
+/// `text` in single quotes. (Built by appending: GCC 12 at -O3 gives a false
+/// -Wrestrict for "'" + std::string&&.)
+std::string quote(std::string_view text);
+
+/// quote(dotted_name(key))
+std::string quoted_name(const key_spec& key);
+
 }  // namespace rtkit::config::detail

@@ -159,8 +159,8 @@ TEST_CASE("usage errors and unreadable scripts exit 2") {
 }
 
 TEST_CASE("plugin options from TOML and --set reach the plugins") {
-    const auto tuned = run_rtctl(
-        {"run", "examples/scripts/hello.rts", "--config", "examples/configs/tuned.toml"});
+    const auto tuned =
+        run_rtctl({"run", "examples/scripts/hello.rts", "--config", "examples/configs/tuned.toml"});
     CHECK(tuned.err == "");
     CHECK(tuned.status == 0);
     CHECK(tuned.out.rfind("hello from the root task\na: tick 1\nb: tock 1\n", 0) == 0);

@@ -61,7 +61,9 @@ TEST_CASE("the schema's defaults equal runtime_config{}") {
     for (const auto& key : rtkit::config::keys()) {
         if (key.table != table) {
             table = key.table;
-            toml += "[" + std::string(table) + "]\n";
+            toml += '[';
+            toml += table;
+            toml += "]\n";
         }
         toml += std::string(key.name) + " = " + std::string(key.default_toml) + "\n";
     }

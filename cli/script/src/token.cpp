@@ -51,8 +51,13 @@ std::string describe(const token& t) {
         case token_kind::keyword:
         case token_kind::duration:
             return "'" + t.text + "'";
-        case token_kind::integer:
-            return "'" + std::to_string(t.number) + "'";
+        case token_kind::integer: {
+            // Appended, not "'" + std::string&&: GCC 12 -O3 warns falsely (-Wrestrict).
+            std::string quoted(1, '\'');
+            quoted += std::to_string(t.number);
+            quoted += '\'';
+            return quoted;
+        }
         default:
             return std::string(describe(t.kind));
     }
