@@ -57,13 +57,14 @@ constexpr waker_vtable timeout_waker_vtable{&timer_wake, &timer_wake_by_ref, &ti
 }  // namespace
 
 void push_timeout(timeout_state& scope) {
-    task_extras& extras = current_task()->get_extras();
+    scope.task = current_task();
+    task_extras& extras = scope.task->get_extras();
     scope.outer = extras.timeouts;
     extras.timeouts = &scope;
 }
 
 bool pop_timeout(timeout_state& scope) noexcept {
-    task_header* self = current_task();
+    task_header* self = scope.task;
     task_extras& extras = *self->extras.load(std::memory_order_acquire);
     extras.timeouts = scope.outer;
     bool fired = false;

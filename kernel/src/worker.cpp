@@ -149,8 +149,10 @@ void worker::execute(task_header* task) {
         stranded_.push_back(task);  // only its owner may poll it
         return;
     }
-    // scheduled -> running (scheduled is set: only the winner of that bit queues a task).
-    task->state.fetch_xor(scheduled | running, std::memory_order_acq_rel);
+    if (task->requeued_running)
+        task->requeued_running = false;  // still `running` since it yielded
+    else  // scheduled -> running (only the winner of the scheduled bit queues a task)
+        task->state.fetch_xor(scheduled | running, std::memory_order_acq_rel);
     {
         scoped_task polling(task, &sched_);
         if (!task->leaf_ready || task->leaf_ready(task->leaf)) {
@@ -163,17 +165,18 @@ void worker::execute(task_header* task) {
         return;
     }
     after_suspending_poll(*task);
-    std::uint32_t s = task->state.load(std::memory_order_relaxed);
-    bool again;
-    std::uint32_t next;
-    do {
-        again = task->yielded || (s & notified);
-        next = again ? (s & ~(running | notified)) | scheduled : s & ~running;
-    } while (!task->state.compare_exchange_weak(s, next, std::memory_order_acq_rel));
-    if (again) {
+    if (task->yielded) {
         task->yielded = false;
+        task->requeued_running = true;
         lanes_->push(task, lane::ready, {});
+        return;
     }
+    std::uint32_t s = task->state.load(std::memory_order_relaxed);
+    std::uint32_t next;
+    do {  // running -> idle, or back to scheduled if woken while running
+        next = (s & notified) ? (s & ~(running | notified)) | scheduled : s & ~running;
+    } while (!task->state.compare_exchange_weak(s, next, std::memory_order_acq_rel));
+    if (s & notified) lanes_->push(task, lane::ready, {});
 }
 
 void worker::complete(task_header* task) {

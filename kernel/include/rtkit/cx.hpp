@@ -43,8 +43,7 @@ using task_value_t = typename std::remove_cvref_t<T>::promise_type::value_type;
 template <class R, class F>
 task<R> run_region(scheduler& sched, region_node& parent, F body);
 template <class T>
-task<std::optional<T>> run_timeout(instant deadline, task<T> inner);
-task<bool> run_timeout_void(instant deadline, task<void> inner);
+class timeout_awaiter;
 template <class R, class F>
 task<R> invoke_with_cx(F body);
 
@@ -134,15 +133,13 @@ class cx {
         return detail::sleep_awaiter(*sched_, deadline);
     }
 
-    /// Runs `inner` inline with a deadline `d` from now. Yields the value, or
-    /// nothing when the deadline passed first (the inner work was cancelled and
-    /// unwound). The timer is armed only if `inner` suspends.
+    /// Runs `inner` inline with a deadline `d` from now. `co_await` yields the
+    /// value as std::optional<T>, empty when the deadline passed first (the
+    /// inner work was cancelled and unwound); for task<void>, a bool saying
+    /// whether it completed. The timer is armed only if `inner` suspends.
     template <class T>
-    auto timeout(duration d, task<T> inner) const {
-        if constexpr (std::is_void_v<T>)
-            return detail::run_timeout_void(now() + d, std::move(inner));
-        else
-            return detail::run_timeout<T>(now() + d, std::move(inner));
+    detail::timeout_awaiter<T> timeout(duration d, task<T> inner) const {
+        return detail::timeout_awaiter<T>(now() + d, std::move(inner));
     }
 
     /// Lets the other ready tasks run before this one continues.

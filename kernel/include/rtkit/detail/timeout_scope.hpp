@@ -1,6 +1,7 @@
 #pragma once
 // How cx::timeout runs. Included by cx.hpp.
 #include <optional>
+#include <type_traits>
 
 #include "rtkit/cx.hpp"
 #include "rtkit/detail/task_extras.hpp"
@@ -13,57 +14,70 @@ namespace rtkit::detail {
 /// operation that completes at once never touches the timer driver.
 struct timeout_state {
     timeout_state* outer = nullptr;
+    task_header* task = nullptr;  ///< the task whose scope this is
     instant deadline;
     /// Shared with the armed timer's waker (null until armed).
     struct armed_timer* timer = nullptr;
     timer_ticket ticket;
 };
 
-/// Opens a timeout scope on the current task.
+/// Opens a timeout scope on the current task (which it records).
 void push_timeout(timeout_state& scope);
 /// Closes it: disarms its timer. Returns true if the deadline fired, and clears
 /// the task's timeout bit when no other open scope of the task has fired.
 bool pop_timeout(timeout_state& scope) noexcept;
 
+/// Awaitable of cx::timeout: runs `inner` inline inside a timeout scope. Not a
+/// coroutine of its own, so a timeout costs no frame beyond the inner task's,
+/// and an inner task that completes at once never arms a timer.
+/// Yields std::optional<T> (bool for void: whether it completed in time).
 template <class T>
-task<std::optional<T>> run_timeout(instant deadline, task<T> inner) {
-    timeout_state scope;
-    scope.deadline = deadline;
-    push_timeout(scope);
-    std::optional<T> value;
-    try {
-        value = co_await std::move(inner);
-    } catch (const task_cancelled&) {
-        // Our deadline, or a cancellation from outside (or an outer deadline)?
-        if (!pop_timeout(scope) ||
-            (current_task()->state.load(std::memory_order_acquire) & task_state::interrupted))
-            throw;
-        co_return std::nullopt;
-    } catch (...) {
-        pop_timeout(scope);
-        throw;
-    }
-    pop_timeout(scope);
-    co_return value;
-}
+class timeout_awaiter {
+  public:
+    using result_type = std::conditional_t<std::is_void_v<T>, bool, std::optional<T>>;
 
-inline task<bool> run_timeout_void(instant deadline, task<void> inner) {
-    timeout_state scope;
-    scope.deadline = deadline;
-    push_timeout(scope);
-    try {
-        co_await std::move(inner);
-    } catch (const task_cancelled&) {
-        if (!pop_timeout(scope) ||
-            (current_task()->state.load(std::memory_order_acquire) & task_state::interrupted))
-            throw;
-        co_return false;
-    } catch (...) {
-        pop_timeout(scope);
-        throw;
+    timeout_awaiter(instant deadline, task<T> inner) noexcept : inner_(inner.release()) {
+        scope_.deadline = deadline;
     }
-    pop_timeout(scope);
-    co_return true;
-}
+    timeout_awaiter(const timeout_awaiter&) = delete;
+    timeout_awaiter& operator=(const timeout_awaiter&) = delete;
+    ~timeout_awaiter() {
+        if (pushed_) pop_timeout(scope_);  // the awaiting task is being destroyed
+        if (inner_) inner_.destroy();
+    }
+
+    bool await_ready() const noexcept { return false; }
+    std::coroutine_handle<> await_suspend(std::coroutine_handle<> parent) {
+        push_timeout(scope_);
+        pushed_ = true;
+        inner_.promise().continuation = parent;
+        current_task()->resume_point = inner_;
+        return inner_;
+    }
+    result_type await_resume() {
+        pushed_ = false;
+        const bool fired = pop_timeout(scope_);
+        outcome<T>& result = inner_.promise().result;
+        if (result.is_cancelled()) {
+            // Our deadline, unless a real cancellation (or an outer deadline
+            // still in force) also interrupts the task: then keep unwinding.
+            if (fired &&
+                !(current_task()->state.load(std::memory_order_acquire) & task_state::interrupted))
+                return result_type{};
+            throw task_cancelled(result.reason());
+        }
+        if constexpr (std::is_void_v<T>) {
+            result.value();  // rethrows what the inner task threw
+            return true;
+        } else {
+            return result_type(std::move(result).value());
+        }
+    }
+
+  private:
+    std::coroutine_handle<promise<T>> inner_;
+    timeout_state scope_;
+    bool pushed_ = false;
+};
 
 }  // namespace rtkit::detail
