@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <deque>
 #include <exception>
+#include <mutex>
 #include <system_error>
 
 namespace rtkit {
@@ -121,6 +122,10 @@ checked_plugin load_checked(const fs::path& requested) {
 
     checked_plugin plugin;
     try {
+        // One load at a time: dlopen itself is thread-safe, but loads racing
+        // with each other gain nothing and confuse race detectors.
+        static std::mutex load_mutex;
+        std::lock_guard lock(load_mutex);
         // rtld_now: an unresolved symbol is reported here, not as a crash later.
         plugin.library = std::make_shared<boost::dll::shared_library>(
             file, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
