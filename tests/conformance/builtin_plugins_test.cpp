@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "conformance.hpp"
+#include "rtkit/conformance/conformance.hpp"
 #include "rtkit/plugin_loader.hpp"
 
 namespace {

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "conformance.hpp"
+#include "rtkit/conformance/conformance.hpp"
 #include "rtkit/plugin_loader.hpp"
 
 namespace {

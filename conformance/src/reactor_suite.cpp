@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
@@ -12,8 +13,8 @@
 #include <system_error>
 #include <thread>
 
-#include "conformance.hpp"
 #include "counting_waker.hpp"
+#include "rtkit/conformance/conformance.hpp"
 #include "suite_support.hpp"
 
 namespace rtkit::conformance {
@@ -236,8 +237,11 @@ void wake_from_another_thread(const detail::factory<reactor>& make) {
     std::mutex mutex;
     std::condition_variable done_cv;
     bool done = false;
+    // When the wake is sent; poll(-1) must not return before it.
+    std::atomic<clock::rep> wake_sent{0};
     std::thread waker_thread([&] {
         std::this_thread::sleep_for(50ms);
+        wake_sent.store(clock::now().time_since_epoch().count());
         r->wake();
     });
     std::thread fallback([&] {
@@ -248,7 +252,8 @@ void wake_from_another_thread(const detail::factory<reactor>& make) {
     });
     const auto start = clock::now();
     r->poll(rtkit::duration(-1));
-    const auto waited = clock::now() - start;
+    const auto returned = clock::now();
+    const auto waited = returned - start;
     {
         std::lock_guard lock(mutex);
         done = true;
@@ -259,6 +264,10 @@ void wake_from_another_thread(const detail::factory<reactor>& make) {
     r->remove(t);
     require(waited < 4s, "wake() from another thread did not interrupt poll(-1) (waited " +
                              ms_text(waited) + ")");
+    const clock::rep sent = wake_sent.load();
+    require(sent != 0 && returned.time_since_epoch().count() >= sent,
+            "poll(-1) returned after " + ms_text(waited) +
+                " although nothing had happened yet (no wake sent)");
     // A wake before a poll makes that poll return at once.
     r->wake();
     const auto start2 = clock::now();

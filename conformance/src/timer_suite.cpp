@@ -6,7 +6,7 @@
 #include <random>
 #include <thread>
 
-#include "conformance.hpp"
+#include "rtkit/conformance/conformance.hpp"
 #include "counting_waker.hpp"
 #include "suite_support.hpp"
 

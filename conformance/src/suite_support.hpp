@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "conformance.hpp"
+#include "rtkit/conformance/conformance.hpp"
 #include "rtkit/plugin_loader.hpp"
 
 namespace rtkit::conformance::detail {

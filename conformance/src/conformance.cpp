@@ -2,7 +2,7 @@
 #include <exception>
 #include <sstream>
 
-#include "conformance.hpp"
+#include "rtkit/conformance/conformance.hpp"
 #include "suite_support.hpp"
 
 namespace rtkit::conformance {

@@ -6,7 +6,7 @@
 #include <set>
 #include <vector>
 
-#include "conformance.hpp"
+#include "rtkit/conformance/conformance.hpp"
 #include "suite_support.hpp"
 
 namespace rtkit::conformance {

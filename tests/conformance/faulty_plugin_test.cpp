@@ -1,0 +1,51 @@
+// The suite fails a wrong reactor, case by case, and rtctl says so by its exit status.
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+#include <cstdlib>
+#include <string>
+
+#include "rtkit/conformance/conformance.hpp"
+
+namespace {
+
+const std::filesystem::path faulty_file = RTKIT_TEST_FAULTY_PLUGIN;
+
+bool failed(const rtkit::conformance::report& r, const std::string& name) {
+    for (const auto& c : r.cases)
+        if (c.name == name) return c.outcome == rtkit::conformance::verdict::failed;
+    return false;
+}
+
+int exit_status_of(const std::string& command) {
+    const int status = std::system(command.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace
+
+TEST_CASE("a reactor that never reports readiness and ignores timeouts fails the suite") {
+    const auto r = rtkit::conformance::run_conformance(faulty_file);
+    MESSAGE(rtkit::conformance::format_report(r));
+    CHECK(r.load_error.empty());
+    CHECK_FALSE(r.passed());
+    CHECK(failed(r, "reactor.read_readiness"));
+    CHECK(failed(r, "reactor.poll_honours_timeout"));
+    CHECK(failed(r, "reactor.register_and_deregister"));  // add(-1) did not throw
+    CHECK(failed(r, "reactor.wake_from_another_thread"));
+}
+
+#ifdef RTKIT_TEST_RTCTL
+TEST_CASE("rtctl conformance exits 0 for a passing plugin, 1 for failures, 2 for no plugin") {
+    const std::string rtctl = RTKIT_TEST_RTCTL;
+    const std::string quiet = " > /dev/null 2>&1";
+    CHECK(exit_status_of(rtctl + " conformance " RTKIT_TEST_PLUGIN_DIR "/rtkit_reactor_epoll.so" +
+                         quiet) == 0);
+    CHECK(exit_status_of(rtctl + " conformance " + faulty_file.string() + quiet) == 1);
+    CHECK(exit_status_of(rtctl + " conformance /nonexistent/plugin.so" + quiet) == 2);
+    CHECK(exit_status_of(rtctl +
+                         " conformance " RTKIT_TEST_PLUGIN_DIR
+                         "/rtkit_reactor_epoll.so --option nope=1" +
+                         quiet) == 2);
+}
+#endif
