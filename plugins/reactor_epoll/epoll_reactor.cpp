@@ -3,7 +3,9 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <climits>
 #include <ctime>
 #include <system_error>
@@ -181,11 +183,19 @@ void epoll_reactor::drain_wake_fd() noexcept {
 }
 
 std::size_t epoll_reactor::poll(rtkit::duration timeout) {
-    const int n = wait(timeout);
-    if (n < 0) {
-        if (errno == EINTR) return 0;  // a signal: the caller re-checks and polls again
-        throw_errno("epoll_wait");
+    // EINTR is retried with what is left of the timeout: it also comes without
+    // any signal (io_uring task work queued to this thread interrupts the wait),
+    // and poll(-1) must only end for an event, a wake() or the timeout.
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    int n = wait(timeout);
+    while (n < 0 && errno == EINTR) {
+        rtkit::duration left = timeout;
+        if (timeout.count() > 0)
+            left = std::max(rtkit::duration{0}, std::chrono::duration_cast<rtkit::duration>(
+                                                    deadline - std::chrono::steady_clock::now()));
+        n = wait(left);
     }
+    if (n < 0) throw_errno("epoll_wait");
     std::size_t became_ready = 0;
     for (int i = 0; i < n; ++i) {
         const epoll_event& ev = events_[static_cast<std::size_t>(i)];

@@ -5,7 +5,9 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
@@ -259,14 +261,25 @@ std::size_t uring_reactor::poll(rtkit::duration timeout) {
         const unsigned flags = IO_URING_READ_ONCE(*ring_.sq.kflags);
         if (io_uring_sq_ready(&ring_) > 0 || (flags & (IORING_SQ_TASKRUN | IORING_SQ_CQ_OVERFLOW)))
             rc = io_uring_submit_and_get_events(&ring_);
-    } else if (timeout.count() < 0) {
-        rc = io_uring_submit_and_wait(&ring_, 1);
     } else {
-        __kernel_timespec ts{};
-        ts.tv_sec = timeout.count() / 1'000'000'000;
-        ts.tv_nsec = timeout.count() % 1'000'000'000;
-        io_uring_cqe* first = nullptr;
-        rc = io_uring_submit_and_wait_timeout(&ring_, &first, 1, &ts, nullptr);
+        // EINTR (a signal, or another ring's task work) is retried with what
+        // is left of the timeout: the wait ends for a completion, a wake() or
+        // the timeout only.
+        const auto deadline = std::chrono::steady_clock::now() + timeout;
+        do {
+            if (timeout.count() < 0) {
+                rc = io_uring_submit_and_wait(&ring_, 1);
+            } else {
+                const auto left =
+                    std::max(rtkit::duration{0}, std::chrono::duration_cast<rtkit::duration>(
+                                                     deadline - std::chrono::steady_clock::now()));
+                __kernel_timespec ts{};
+                ts.tv_sec = left.count() / 1'000'000'000;
+                ts.tv_nsec = left.count() % 1'000'000'000;
+                io_uring_cqe* first = nullptr;
+                rc = io_uring_submit_and_wait_timeout(&ring_, &first, 1, &ts, nullptr);
+            }
+        } while (rc == -EINTR && io_uring_cq_ready(&ring_) == 0);
     }
     if (rc < 0 && rc != -EINTR && rc != -ETIME && rc != -EBUSY && rc != -EAGAIN)
         throw std::system_error(-rc, std::generic_category(), "io_uring_enter");
