@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "conformance_command.hpp"
 #include "exit_codes.hpp"
 
 int main(int argc, char** argv) {
@@ -28,6 +29,9 @@ int main(int argc, char** argv) {
         "check", "parse a script and report its errors without running it (exit 0 when valid)");
     check_command->add_option("script", check_script, "the script to check (.rts)")->required();
 
+    rtctl::conformance_options conformance;
+    CLI::App* conformance_command = rtctl::add_conformance_command(app, conformance);
+
     app.footer(
         "Exit status: 0 success, 1 the script failed or the runtime could not start, "
         "2 bad input (usage, syntax or configuration).");
@@ -40,5 +44,6 @@ int main(int argc, char** argv) {
     }
     if (*run_command) return rtctl::run_command(run);
     if (*check_command) return rtctl::check_command(check_script);
+    if (*conformance_command) return rtctl::conformance_command(conformance);
     return rtctl::exit_bad_input;
 }

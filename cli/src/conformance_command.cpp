@@ -1,0 +1,57 @@
+#include "conformance_command.hpp"
+
+#include <CLI/CLI.hpp>
+#include <charconv>
+#include <iostream>
+
+#include "exit_codes.hpp"
+#include "rtkit/conformance/conformance.hpp"
+
+namespace rtctl {
+namespace {
+
+/// "true"/"false" as bool, an integer as int, anything else as a string: the
+/// loader then checks it against the type the plugin declares.
+rtkit::option_value parse_option_value(const std::string& text) {
+    if (text == "true") return true;
+    if (text == "false") return false;
+    std::int64_t number = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), number);
+    if (ec == std::errc{} && end == text.data() + text.size()) return number;
+    return text;
+}
+
+}  // namespace
+
+int conformance_command(const conformance_options& options) {
+    rtkit::option_table table;
+    for (const std::string& assignment : options.options) {
+        const auto eq = assignment.find('=');
+        if (eq == std::string::npos || eq == 0) {
+            std::cerr << "rtctl conformance: option '" << assignment
+                      << "' must be written KEY=VALUE, e.g. --option events_per_poll=1\n";
+            return exit_bad_input;
+        }
+        table[assignment.substr(0, eq)] = parse_option_value(assignment.substr(eq + 1));
+    }
+    const rtkit::conformance::report r =
+        rtkit::conformance::run_conformance(options.plugin_file, table);
+    std::cout << rtkit::conformance::format_report(r);
+    if (!r.load_error.empty()) return exit_bad_input;
+    return r.passed() ? exit_ok : exit_failed;
+}
+
+CLI::App* add_conformance_command(CLI::App& app, conformance_options& options) {
+    CLI::App* command = app.add_subcommand(
+        "conformance",
+        "run the conformance suite of a plugin file's kind against it (exit 0 all passed, "
+        "1 failures, 2 cannot load)");
+    command->add_option("plugin", options.plugin_file, "the plugin file (.so)")->required();
+    command
+        ->add_option("--option,-o", options.options,
+                     "a plugin option KEY=VALUE for every object the suite creates (repeatable)")
+        ->allow_extra_args(false);
+    return command;
+}
+
+}  // namespace rtctl

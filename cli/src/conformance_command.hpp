@@ -1,0 +1,28 @@
+#pragma once
+// rtctl conformance PATH.so: runs the conformance suite of the file's plugin
+// kind against it and prints the report.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace rtctl {
+
+struct conformance_options {
+    std::filesystem::path plugin_file;
+    /// "key=value" plugin options, passed to every object the suite creates.
+    std::vector<std::string> options;
+};
+
+/// Exit status: 0 every case passed (skipped cases allowed), 1 a case failed,
+/// 2 the file could not be loaded or created, or an option is malformed.
+int conformance_command(const conformance_options& options);
+
+/// Declares the subcommand on `app`; returns it so main can test whether it
+/// was chosen. `options` must outlive the parse.
+CLI::App* add_conformance_command(CLI::App& app, conformance_options& options);
+
+}  // namespace rtctl
