@@ -41,7 +41,7 @@ TEST_CASE("runtime errors point at the failing operator or name") {
     CHECK(eval_error("1 + nope") == "13: unknown variable 'nope'");
 }
 
-TEST_CASE("variables: scopes, shadowing, snapshots and suggestions") {
+TEST_CASE("variables: scopes - shadowing - snapshots and suggestions") {
     environment env;
     const source_pos at{};
     env.declare("count", std::int64_t{1}, at);

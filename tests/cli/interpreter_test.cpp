@@ -45,13 +45,13 @@ std::string first_error(const run_result& r) {
 
 }  // namespace
 
-TEST_CASE("print joins its arguments with single spaces; an empty print is an empty line") {
+TEST_CASE("print joins its arguments with single spaces - an empty print is an empty line") {
     const auto r = run_script("print \"a\" 1 + 2 \"b\\tc\" 2s\nprint\nprint \"x\"\n");
     CHECK_FALSE(r.failed);
     CHECK(r.out == "a 3 b\tc 2s\n\nx\n");
 }
 
-TEST_CASE("a name can be reused; join takes the most recent; the rest are joined at the end") {
+TEST_CASE("a name can be reused - join takes the most recent - the rest are joined at the end") {
     const auto r = run_script(R"(
 let i = 0
 repeat 3 {
@@ -68,7 +68,7 @@ print "joined the last w"
     CHECK(r.out == "w 3\njoined the last w\nw 2\nw 1\n");
 }
 
-TEST_CASE("tasks spawn tasks; each waits for its own") {
+TEST_CASE("tasks spawn tasks - each waits for its own") {
     const auto r = run_script(R"(
 spawn outer {
     spawn inner {
@@ -119,7 +119,7 @@ TEST_CASE("runtime errors in statements carry their position") {
           "4:1: error: no running task named 't' to join (this task's unjoined tasks: none)");
 }
 
-TEST_CASE("a failing child fails its joiner once, and the script stops there") {
+TEST_CASE("a failing child fails its joiner once - and the script stops there") {
     const auto r = run_script(R"(
 spawn bad {
     print 1 % 0
@@ -149,7 +149,7 @@ spawn b {
     CHECK(r.err.find("7:11: error: unknown variable 'y'") != std::string::npos);
 }
 
-TEST_CASE("a block's variables end with it; a spawned task sees its parent's block") {
+TEST_CASE("a block's variables end with it - a spawned task sees its parent's block") {
     const auto r = run_script(R"(
 repeat 1 {
     let inner = 5

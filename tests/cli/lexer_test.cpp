@@ -14,7 +14,7 @@ std::vector<token> lex(std::string text) {
 }
 }  // namespace
 
-TEST_CASE("tokens carry their kind, value and 1-based line and column") {
+TEST_CASE("tokens carry their kind - value and 1-based line and column") {
     const auto tokens = lex("let x = 10ms  # comment\n\n  print \"a\\\"b\\n\" -3\n");
     REQUIRE(tokens.size() == 11);
     CHECK(tokens[0].kind == token_kind::keyword);

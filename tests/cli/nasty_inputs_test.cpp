@@ -33,7 +33,7 @@ std::string repeated(std::string_view piece, std::size_t times) {
 
 }  // namespace
 
-TEST_CASE("unterminated strings, unbalanced braces, huge numbers") {
+TEST_CASE("unterminated strings - unbalanced braces - huge numbers") {
     CHECK(syntax_error_of("print \"never closed\n") ==
           "1:7: unterminated string (a string ends with \" on the same line)");
     CHECK(syntax_error_of("print \"ends in a backslash\\") ==
@@ -44,7 +44,7 @@ TEST_CASE("unterminated strings, unbalanced braces, huge numbers") {
           "1:7: integer literal is too large (the largest is 9223372036854775807)");
 }
 
-TEST_CASE("deep nesting is refused with a position, not a stack overflow") {
+TEST_CASE("deep nesting is refused with a position - not a stack overflow") {
     std::string blocks = repeated("repeat 1 {\n", 100000) + repeated("}\n", 100000);
     CHECK(syntax_error_of(blocks).find("blocks are nested too deeply") != std::string::npos);
     CHECK(syntax_error_of("print " + repeated("(", 100000) + "1" + repeated(")", 100000))

@@ -20,7 +20,7 @@ TEST_CASE("syntax errors point at the offending token") {
     CHECK(syntax_error_of("42\n") == "1:1: expected a statement, found '42'");
 }
 
-TEST_CASE("blocks: braces end and start lines, and must balance") {
+TEST_CASE("blocks: braces end and start lines - and must balance") {
     CHECK(syntax_error_of("spawn a { print 1 }\n") ==
           "1:11: expected end of line after '{' (a block's statements start on the next line), "
           "found 'print'");

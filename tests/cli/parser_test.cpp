@@ -40,7 +40,7 @@ TEST_CASE("arithmetic has the usual precedence and left associativity") {
     CHECK(tree_of("sleep 10ms * n\n") == "(sleep (* 10ms n))\n");
 }
 
-TEST_CASE("print takes any number of expressions; an operator joins its neighbours") {
+TEST_CASE("print takes any number of expressions - an operator joins its neighbours") {
     CHECK(tree_of("print \"a\" 1 + 2 \"b\" (-3)\n") == "(print \"a\" (+ 1 2) \"b\" (- 3))\n");
     CHECK(tree_of("print \"tab\\there\"\n") == "(print \"tab\\there\")\n");
 }
@@ -61,7 +61,7 @@ TEST_CASE("nodes keep their source positions") {
     CHECK(division.where.column == 13);  // the operator
 }
 
-TEST_CASE("blank lines, comments, tabs and CRLF line ends are fine; empty input is empty") {
+TEST_CASE("blank lines - comments - tabs and CRLF line ends are fine - empty input is empty") {
     CHECK(tree_of("").empty());
     CHECK(tree_of("\n\n# only a comment\n").empty());
     CHECK(tree_of("\tlet x = 1\r\n\r\nyield # trailing\r\n") == "(let x 1)\n(yield)\n");

@@ -22,7 +22,7 @@ TEST_CASE("hello.rts: two tasks interleave their prints across real timers") {
           "both done\n");
 }
 
-TEST_CASE("counting.rts: arithmetic, repeat, and tasks get copies of variables") {
+TEST_CASE("counting.rts: arithmetic - repeat - and tasks get copies of variables") {
     const auto r = run_rtctl({"run", "examples/scripts/counting.rts"});
     CHECK(r.err == "");
     CHECK(r.status == 0);
@@ -45,7 +45,7 @@ TEST_CASE("fanout.rts: the script waits for tasks it never joined") {
           "worker 3 woke after 150ms\n");
 }
 
-TEST_CASE("a syntax error exits 2 with file:line:column, the line and a caret, running nothing") {
+TEST_CASE("a syntax error exits 2 with file:line:column - the line and a caret - running nothing") {
     const auto r = run_rtctl({"run", scripts + "syntax_error.rts"});
     CHECK(r.status == 2);
     CHECK(r.out == "");
@@ -83,7 +83,7 @@ TEST_CASE("an error in a task nobody joined is still reported") {
                       0) == 0);
 }
 
-TEST_CASE("integer overflow is a runtime error, not undefined behaviour") {
+TEST_CASE("integer overflow is a runtime error - not undefined behaviour") {
     const auto r = run_rtctl({"run", scripts + "overflow.rts"});
     CHECK(r.status == 1);
     CHECK(r.err.rfind(scripts + "overflow.rts:3:15: error: integer overflow in "
@@ -101,7 +101,7 @@ TEST_CASE("--config with a bad TOML file exits 2 with the file's position") {
                       0) == 0);
 }
 
-TEST_CASE("--config with a good file, and config/default.toml, run the script") {
+TEST_CASE("--config with a good file - and config/default.toml - run the script") {
     for (const std::string& file : {scripts + "good.toml", std::string("config/default.toml")}) {
         CAPTURE(file);
         const auto r = run_rtctl({"run", "examples/scripts/counting.rts", "-c", file});
@@ -135,7 +135,7 @@ TEST_CASE("--set overrides reach the runtime") {
                          0) == 0);
 }
 
-TEST_CASE("rtctl check: exit 0 when valid, 2 with the position when not") {
+TEST_CASE("rtctl check: exit 0 when valid - 2 with the position when not") {
     const auto good = run_rtctl({"check", "examples/scripts/hello.rts"});
     CHECK(good.status == 0);
     CHECK(good.out == "examples/scripts/hello.rts: ok (6 top-level statements)\n");

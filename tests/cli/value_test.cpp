@@ -36,7 +36,7 @@ TEST_CASE("integer arithmetic") {
     CHECK(std::get<std::int64_t>(apply(unary_op::negate, value(int_max), here)) == -int_max);
 }
 
-TEST_CASE("integer overflow and division by zero are errors, not undefined behaviour") {
+TEST_CASE("integer overflow and division by zero are errors - not undefined behaviour") {
     CHECK(error_of(binary_op::add, int_max, 1) == "integer overflow in 9223372036854775807 + 1");
     CHECK(error_of(binary_op::subtract, int_min, 1).find("integer overflow") == 0);
     CHECK(error_of(binary_op::multiply, int_max / 2 + 1, 2).find("integer overflow") == 0);

@@ -7,7 +7,7 @@
 using rtkit::config::closest_match;
 using rtkit::config::edit_distance;
 
-TEST_CASE("edit distance counts insertions, deletions and substitutions") {
+TEST_CASE("edit distance counts insertions - deletions and substitutions") {
     CHECK(edit_distance("", "") == 0);
     CHECK(edit_distance("abc", "") == 3);
     CHECK(edit_distance("reactr", "reactor") == 1);

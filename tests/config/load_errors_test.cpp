@@ -49,7 +49,7 @@ TEST_CASE("malformed TOML reports the parser's position") {
     CHECK(unterminated.find("malformed TOML") != std::string::npos);
 }
 
-TEST_CASE("wrong types name the key, the expected type, what was found and the default") {
+TEST_CASE("wrong types name the key - the expected type - what was found and the default") {
     CHECK(error_of("[reactor]\nstrict = \"yes\"\n") ==
           "rt.toml:2:10: error: 'reactor.strict' must be a boolean (true or false), not a "
           "string (default: false)");
@@ -73,7 +73,7 @@ TEST_CASE("a value outside a closed set lists the allowed values and suggests on
           "\"multi_thread\", not \"curent_thread\"; did you mean 'current_thread'?");
 }
 
-TEST_CASE("plugin preferences must name plugins, each once") {
+TEST_CASE("plugin preferences must name plugins - each once") {
     CHECK(error_of("[timer]\nplugin = []\n").find("must name at least one plugin") !=
           std::string::npos);
     CHECK(
@@ -83,13 +83,13 @@ TEST_CASE("plugin preferences must name plugins, each once") {
           std::string::npos);
 }
 
-TEST_CASE("plugin option values must be booleans, integers or strings") {
+TEST_CASE("plugin option values must be booleans - integers or strings") {
     CHECK(error_of("[reactor.epoll]\nratio = 0.5\n") ==
           "rt.toml:2:9: error: option 'ratio' in [reactor.epoll] must be a boolean, an integer "
           "or a string, not a floating-point number");
 }
 
-TEST_CASE("every problem is reported, in file order") {
+TEST_CASE("every problem is reported - in file order") {
     const auto text = error_of("[runtime]\nname = 1\nflavr = \"x\"\n[timr]\n");
     CHECK(text.find("rt.toml:2:8: error:") == 0);
     const auto second = text.find("\nrt.toml:3:1: error: unknown key 'flavr'");

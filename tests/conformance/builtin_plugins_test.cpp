@@ -55,7 +55,7 @@ TEST_CASE("three_lane passes its suite with streak limits of 1") {
         {{"cancel_streak_limit", std::int64_t{1}}, {"timed_streak_limit", std::int64_t{1}}}));
 }
 
-TEST_CASE("three_lane: cancel_streak_limit cancel pops, then one waiting task") {
+TEST_CASE("three_lane: cancel_streak_limit cancel pops - then one waiting task") {
     auto p = three_lane(3, 6);
     std::vector<task> tasks(12);
     for (int i = 0; i < 10; ++i) {
@@ -81,7 +81,7 @@ TEST_CASE("three_lane: an exhausted cancel streak yields to a due timed task too
     CHECK(pop_order(*p) == "CCTCC");
 }
 
-TEST_CASE("three_lane: timed_streak_limit due timed pops, then one ready task") {
+TEST_CASE("three_lane: timed_streak_limit due timed pops - then one ready task") {
     auto p = three_lane(16, 2);
     std::vector<task> tasks(7);
     for (int i = 0; i < 5; ++i) {

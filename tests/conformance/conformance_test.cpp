@@ -64,7 +64,7 @@ TEST_CASE("run_conformance picks the suite from the descriptor and reports a bad
     CHECK(rtkit::conformance::format_report(missing).find("could not load") != std::string::npos);
 }
 
-TEST_CASE("a suite run against a plugin of another kind is a load error, not a crash") {
+TEST_CASE("a suite run against a plugin of another kind is a load error - not a crash") {
     const auto timers = builtin_plugins_of(RTKIT_PLUGIN_TIMER);
     REQUIRE_FALSE(timers.empty());
     const auto r = rtkit::conformance::run_reactor_conformance(timers.front());

@@ -36,7 +36,7 @@ TEST_CASE("a reactor that never reports readiness and ignores timeouts fails the
 }
 
 #ifdef RTKIT_TEST_RTCTL
-TEST_CASE("rtctl conformance exits 0 for a passing plugin, 1 for failures, 2 for no plugin") {
+TEST_CASE("rtctl conformance exits 0 for a passing plugin - 1 for failures - 2 for no plugin") {
     const std::string rtctl = RTKIT_TEST_RTCTL;
     const std::string quiet = " > /dev/null 2>&1";
     CHECK(exit_status_of(rtctl + " conformance " RTKIT_TEST_PLUGIN_DIR "/rtkit_reactor_epoll.so" +

@@ -27,7 +27,7 @@ task<void> read_owned(net::unix_stream s) {
 
 }  // namespace
 
-TEST_CASE("cancel: a cancelled read consumes nothing; the next read gets the bytes") {
+TEST_CASE("cancel: a cancelled read consumes nothing - the next read gets the bytes") {
     for (const std::string& reactor : net_test::reactors) {
         INFO("reactor: " << reactor);
         runtime rt(net_test::config_for(reactor));
@@ -47,7 +47,7 @@ TEST_CASE("cancel: a cancelled read consumes nothing; the next read gets the byt
     }
 }
 
-TEST_CASE("cancel: unwinding a reader closes its socket for real; the number is reused cleanly") {
+TEST_CASE("cancel: unwinding a reader closes its socket for real - the number is reused cleanly") {
     for (const std::string& reactor : net_test::reactors) {
         INFO("reactor: " << reactor);
         runtime rt(net_test::config_for(reactor));

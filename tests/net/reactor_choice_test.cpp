@@ -83,13 +83,13 @@ void round_trip(runtime& rt) {
 
 }  // namespace
 
-TEST_CASE("choice: with no failure, uring is preferred and starts") {
+TEST_CASE("choice: with no failure - uring is preferred and starts") {
     runtime rt(uring_then_epoll(0, false));
     CHECK(rt.description().reactor.find("uring") != std::string::npos);
     round_trip(rt);
 }
 
-TEST_CASE("choice: a uring probe failing with EPERM or ENOSYS falls back to epoll, said once") {
+TEST_CASE("choice: a uring probe failing with EPERM or ENOSYS falls back to epoll - said once") {
     for (const int injected : {EPERM, ENOSYS}) {
         INFO("injected errno " << injected);
         stderr_capture err;

@@ -44,7 +44,7 @@ std::uint16_t closed_port() {
 
 }  // namespace
 
-TEST_CASE("tcp: echo round trips through accept, connect, read and write_all") {
+TEST_CASE("tcp: echo round trips through accept - connect - read and write_all") {
     for (const std::string& reactor : net_test::reactors) {
         INFO("reactor: " << reactor);
         runtime rt(net_test::config_for(reactor));
@@ -84,7 +84,7 @@ TEST_CASE("tcp: echo round trips through accept, connect, read and write_all") {
     }
 }
 
-TEST_CASE("tcp: connecting to a port with nothing listening is refused, with the address") {
+TEST_CASE("tcp: connecting to a port with nothing listening is refused - with the address") {
     for (const std::string& reactor : net_test::reactors) {
         INFO("reactor: " << reactor);
         runtime rt(net_test::config_for(reactor));
@@ -141,7 +141,7 @@ TEST_CASE("tcp: connect gives up after its timeout when the listener's backlog i
     }
 }
 
-TEST_CASE("tcp: the peer's close reads as end of stream, and writing then fails with EPIPE") {
+TEST_CASE("tcp: the peer's close reads as end of stream - and writing then fails with EPIPE") {
     for (const std::string& reactor : net_test::reactors) {
         INFO("reactor: " << reactor);
         runtime rt(net_test::config_for(reactor));

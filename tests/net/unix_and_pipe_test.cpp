@@ -94,7 +94,7 @@ TEST_CASE("unix: a listener on a path accepts a connection and echoes") {
     }
 }
 
-TEST_CASE("pipe: bytes written in parts arrive in order; closing the writer ends the stream") {
+TEST_CASE("pipe: bytes written in parts arrive in order - closing the writer ends the stream") {
     for (const std::string& reactor : net_test::reactors) {
         INFO("reactor: " << reactor);
         runtime rt(net_test::config_for(reactor));
@@ -114,7 +114,7 @@ TEST_CASE("pipe: bytes written in parts arrive in order; closing the writer ends
     }
 }
 
-TEST_CASE("pipe: a full pipe makes write_all wait for the reader; no reader is EPIPE") {
+TEST_CASE("pipe: a full pipe makes write_all wait for the reader - no reader is EPIPE") {
     for (const std::string& reactor : net_test::reactors) {
         INFO("reactor: " << reactor);
         runtime rt(net_test::config_for(reactor));

@@ -79,7 +79,7 @@ TEST_CASE("a shared library without the descriptor alias is not a plugin") {
     CHECK(contains(e, RTKIT_PLUGIN_ALIAS_NAME));
 }
 
-TEST_CASE("another ABI major is refused, saying to rebuild") {
+TEST_CASE("another ABI major is refused - saying to rebuild") {
     const std::string e = inspect_error(broken_dir / "wrong_major.so");
     CHECK(contains(e, "wrong_major.so"));
     CHECK(contains(e, "ABI 2.0"));
@@ -121,7 +121,7 @@ TEST_CASE("a factory that throws is reported as a plugin that failed to start") 
     CHECK(contains(e, "failed to start: cannot open /dev/fake-device"));
 }
 
-TEST_CASE("a valid plugin of another kind is refused by kind, before it is created") {
+TEST_CASE("a valid plugin of another kind is refused by kind - before it is created") {
     const fs::path wheel = builtin_dir / "rtkit_timer_wheel.so";
     const std::string e = error_of([&] { rtkit::plugin_loader().create<rtkit::reactor>(wheel); });
     CHECK(contains(e, wheel.string()));
@@ -250,7 +250,7 @@ TEST_CASE("options are validated against the declared ones") {
     }
 }
 
-TEST_CASE("string and bool options, defaults and configured values reach the factory") {
+TEST_CASE("string and bool options - defaults and configured values reach the factory") {
     const rtkit::plugin_loader loader({EXTRA_DIR});
     auto received = [](const std::shared_ptr<rtkit::lane_policy>& p) {
         return *static_cast<test_fifo_options*>(p->query_interface(test_fifo_options_interface));

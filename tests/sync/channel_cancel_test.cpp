@@ -47,7 +47,7 @@ TEST_CASE("cancel during recv: a value sent afterwards goes to the next recv") {
     }());
 }
 
-TEST_CASE("cancel during recv, after a value was handed over but before it resumed") {
+TEST_CASE("cancel during recv - after a value was handed over but before it resumed") {
     runtime rt;
     rt.block_on([]() -> task<void> {
         auto [tx, rx] = make_channel<int>(1);
@@ -72,7 +72,7 @@ TEST_CASE("cancel during recv, after a value was handed over but before it resum
     }());
 }
 
-TEST_CASE("cancel during send on a full channel: nothing sent, no slot kept") {
+TEST_CASE("cancel during send on a full channel: nothing sent - no slot kept") {
     runtime rt;
     rt.block_on([]() -> task<void> {
         auto [tx, rx] = make_channel<int>(1);
@@ -90,7 +90,7 @@ TEST_CASE("cancel during send on a full channel: nothing sent, no slot kept") {
     }());
 }
 
-TEST_CASE("cancel during send, after the slot was granted: the next sender in line gets it") {
+TEST_CASE("cancel during send - after the slot was granted: the next sender in line gets it") {
     runtime rt;
     rt.block_on([]() -> task<void> {
         auto [tx, rx] = make_channel<int>(1);
@@ -113,7 +113,7 @@ TEST_CASE("cancel during send, after the slot was granted: the next sender in li
     }());
 }
 
-TEST_CASE("cancel during reserve: no slot taken, nothing lost, the next in line served") {
+TEST_CASE("cancel during reserve: no slot taken - nothing lost - the next in line served") {
     runtime rt;
     rt.block_on([]() -> task<void> {
         auto [tx, rx] = make_channel<int>(1);
@@ -163,7 +163,7 @@ TEST_CASE("cancel: a task unwinding with a permit frees the slot") {
     }());
 }
 
-TEST_CASE("cancel: a pending cancel makes even a ready send or recv throw, with no effect") {
+TEST_CASE("cancel: a pending cancel makes even a ready send or recv throw - with no effect") {
     runtime rt;
     rt.block_on([]() -> task<void> {
         auto [tx, rx] = make_channel<int>(2);

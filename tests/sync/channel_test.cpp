@@ -23,7 +23,7 @@ task<void> produce(channel_sender<int> tx, int from, int count) {
 
 }  // namespace
 
-TEST_CASE("channel: values arrive in order; recv ends once every sender is gone") {
+TEST_CASE("channel: values arrive in order - recv ends once every sender is gone") {
     runtime rt;
     rt.block_on([]() -> task<void> {
         auto [tx, rx] = make_channel<int>(4);
@@ -39,7 +39,7 @@ TEST_CASE("channel: values arrive in order; recv ends once every sender is gone"
     }());
 }
 
-TEST_CASE("channel: many producers, one consumer, nothing lost") {
+TEST_CASE("channel: many producers - one consumer - nothing lost") {
     runtime rt;
     rt.block_on([]() -> task<void> {
         auto [tx, rx] = make_channel<int>(8);
@@ -81,7 +81,7 @@ TEST_CASE("channel: try_send says full or closed and leaves the value with the c
     CHECK(*second == 2);
 }
 
-TEST_CASE("channel: send gives false once the receiver is gone, also to a waiting sender") {
+TEST_CASE("channel: send gives false once the receiver is gone - also to a waiting sender") {
     runtime rt;
     rt.block_on([]() -> task<void> {
         auto [tx, rx] = make_channel<int>(1);
@@ -126,7 +126,7 @@ TEST_CASE("channel: senders waiting on a full channel are served in FIFO order")
     }());
 }
 
-TEST_CASE("channel: reserve then send; a permit dropped unsent frees its slot") {
+TEST_CASE("channel: reserve then send - a permit dropped unsent frees its slot") {
     runtime rt;
     rt.block_on([]() -> task<void> {
         auto [tx, rx] = make_channel<std::string>(1);
@@ -192,7 +192,7 @@ TEST_CASE("channel: a receiver waiting on an empty channel is woken by a send") 
     }());
 }
 
-TEST_CASE("channel: values left in a channel are destroyed with it, and senders see it closed") {
+TEST_CASE("channel: values left in a channel are destroyed with it - and senders see it closed") {
     tracked::live = 0;
     {
         auto [tx, rx] = make_channel<tracked>(4);

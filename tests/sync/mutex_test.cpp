@@ -39,7 +39,7 @@ TEST_CASE("mutex: excludes tasks across their suspensions") {
     }());
 }
 
-TEST_CASE("mutex: try_lock, unlock, and FIFO handoff to waiters") {
+TEST_CASE("mutex: try_lock - unlock - and FIFO handoff to waiters") {
     runtime rt;
     rt.block_on([]() -> task<void> {
         sync::mutex<std::vector<int>> m;
@@ -63,7 +63,7 @@ TEST_CASE("mutex: try_lock, unlock, and FIFO handoff to waiters") {
     }());
 }
 
-TEST_CASE("mutex: cancel during lock, queued or just handed the lock; the next waiter gets it") {
+TEST_CASE("mutex: cancel during lock - queued or just handed the lock - the next waiter gets it") {
     runtime rt;
     rt.block_on([]() -> task<void> {
         sync::mutex<std::vector<int>> m;

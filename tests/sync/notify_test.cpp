@@ -36,7 +36,7 @@ TEST_CASE("notify: notify_one before anyone waits stores a single permit") {
     }());
 }
 
-TEST_CASE("notify: notify_one wakes waiters one at a time, in FIFO order") {
+TEST_CASE("notify: notify_one wakes waiters one at a time - in FIFO order") {
     runtime rt;
     rt.block_on([]() -> task<void> {
         sync::notify n;
@@ -102,7 +102,7 @@ TEST_CASE("notify: a notify_one that reached a cancelled waiter passes to the ne
     }());
 }
 
-TEST_CASE("notify: cancel while queued leaves the line; a cancelled notified stores nothing") {
+TEST_CASE("notify: cancel while queued leaves the line - a cancelled notified stores nothing") {
     runtime rt;
     rt.block_on([]() -> task<void> {
         sync::notify n;

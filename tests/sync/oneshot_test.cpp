@@ -22,7 +22,7 @@ TEST_CASE("oneshot: the value reaches a receiver that waits for it") {
     }());
 }
 
-TEST_CASE("oneshot: sent before the await, it is there at once; a second await gets nullopt") {
+TEST_CASE("oneshot: sent before the await - it is there at once - a second await gets nullopt") {
     runtime rt;
     rt.block_on([]() -> task<void> {
         auto [tx, rx] = make_oneshot<int>();
@@ -33,7 +33,7 @@ TEST_CASE("oneshot: sent before the await, it is there at once; a second await g
     }());
 }
 
-TEST_CASE("oneshot: a dropped sender gives nullopt, also to a waiting receiver") {
+TEST_CASE("oneshot: a dropped sender gives nullopt - also to a waiting receiver") {
     runtime rt;
     rt.block_on([]() -> task<void> {
         auto [tx, rx] = make_oneshot<int>();
@@ -60,7 +60,7 @@ TEST_CASE("oneshot: send fails and keeps the value once the receiver is gone") {
     CHECK(*value == 3);
 }
 
-TEST_CASE("oneshot: cancel during the await; the value sent afterwards is kept") {
+TEST_CASE("oneshot: cancel during the await - the value sent afterwards is kept") {
     runtime rt;
     rt.block_on([]() -> task<void> {
         auto [tx, rx] = make_oneshot<int>();

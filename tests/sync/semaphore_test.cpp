@@ -20,7 +20,7 @@ task<std::size_t> acquire_n(semaphore& sem, std::size_t n, std::atomic<bool>& wa
 
 }  // namespace
 
-TEST_CASE("semaphore: try_acquire, RAII permits, forget and release") {
+TEST_CASE("semaphore: try_acquire - RAII permits - forget and release") {
     semaphore sem(3);
     {
         std::optional<semaphore_permit> two = sem.try_acquire(2);
@@ -36,7 +36,7 @@ TEST_CASE("semaphore: try_acquire, RAII permits, forget and release") {
     CHECK(sem.available_permits() == 3);
 }
 
-TEST_CASE("semaphore: waiters are served in FIFO order; a big head is not starved") {
+TEST_CASE("semaphore: waiters are served in FIFO order - a big head is not starved") {
     runtime rt;
     rt.block_on([]() -> task<void> {
         semaphore sem(0);

@@ -22,13 +22,13 @@ task<std::thread::id> spawned_thread() {
 
 }  // namespace
 
-TEST_CASE("block_on: the caller borrows the worker; spawned tasks run on the calling thread") {
+TEST_CASE("block_on: the caller borrows the worker - spawned tasks run on the calling thread") {
     runtime rt;
     for (int i = 0; i < 3; ++i)
         CHECK(rt.block_on(spawned_thread()) == std::this_thread::get_id());
 }
 
-TEST_CASE("block_on: between calls, spawned work goes on on the background thread") {
+TEST_CASE("block_on: between calls - spawned work goes on on the background thread") {
     runtime rt;
     std::atomic<bool> done{false};
     std::thread::id ran_on;
@@ -81,7 +81,7 @@ TEST_CASE("block_on: a throwing root rethrows in the caller and hands the worker
     other.join();
 }
 
-TEST_CASE("block_on: nested on the same runtime, three deep, drives the same worker") {
+TEST_CASE("block_on: nested on the same runtime - three deep - drives the same worker") {
     runtime rt;
     const auto me = std::this_thread::get_id();
     int depth_reached = rt.block_on([&]() -> task<int> {
@@ -148,7 +148,7 @@ TEST_CASE("block_on: a direct poll inside a task still gets its timers") {
 }
 
 TEST_CASE(
-    "block_on: a second thread while the worker is on loan polls directly, without deadlock") {
+    "block_on: a second thread while the worker is on loan polls directly - without deadlock") {
     runtime rt;
     test::manual_event release_main;
     std::atomic<bool> other_done{false};
@@ -184,7 +184,7 @@ TEST_CASE("block_on: from the background thread it polls directly") {
     CHECK(result == 1);
 }
 
-TEST_CASE("block_on: the post-root drain is bounded, so a self-waking task cannot hold it") {
+TEST_CASE("block_on: the post-root drain is bounded - so a self-waking task cannot hold it") {
     runtime rt;
     std::atomic<bool> stop{false};
     std::atomic<long> spins{0};

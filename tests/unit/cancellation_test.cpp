@@ -7,7 +7,7 @@
 using namespace rtkit;
 using namespace std::chrono_literals;
 
-TEST_CASE("cancel: request, drain through cleanup, finalize as cancelled(reason)") {
+TEST_CASE("cancel: request - drain through cleanup - finalize as cancelled(reason)") {
     runtime rt;
     bool cleaned_up = false;
     rt.block_on([&]() -> task<void> {
@@ -70,7 +70,7 @@ TEST_CASE("cancel: cancelling a finished task changes nothing") {
     }());
 }
 
-TEST_CASE("cancel: a cancelled joiner unwinds out of its join; the joined task goes on") {
+TEST_CASE("cancel: a cancelled joiner unwinds out of its join - the joined task goes on") {
     runtime rt;
     rt.block_on([&]() -> task<void> {
         auto slow = spawn([]() -> task<int> {
@@ -99,7 +99,7 @@ TEST_CASE("timeout: an operation that finishes in time yields its value") {
     CHECK(v == 4);
 }
 
-TEST_CASE("timeout: a slow operation is cancelled and unwinds; the task goes on") {
+TEST_CASE("timeout: a slow operation is cancelled and unwinds - the task goes on") {
     runtime rt;
     bool unwound = false;
     rt.block_on([&]() -> task<void> {
@@ -120,7 +120,7 @@ TEST_CASE("timeout: a slow operation is cancelled and unwinds; the task goes on"
     }());
 }
 
-TEST_CASE("timeout: nested, the inner deadline fires first and the outer one still holds") {
+TEST_CASE("timeout: nested - the inner deadline fires first and the outer one still holds") {
     runtime rt;
     rt.block_on([&]() -> task<void> {
         auto outer = co_await timeout(1s, []() -> task<int> {

@@ -43,7 +43,7 @@ TEST_CASE("join_all: the most severe outcome wins (panicked over ok)") {
 }
 
 TEST_CASE(
-    "race: the first to finish wins; the losers are cancelled and drained before it returns") {
+    "race: the first to finish wins - the losers are cancelled and drained before it returns") {
     runtime rt;
     std::atomic<int> loser_unwound{0};
     rt.block_on([&]() -> task<void> {

@@ -7,7 +7,7 @@
 using namespace rtkit;
 using namespace std::chrono_literals;
 
-TEST_CASE("spawn_local: runs on the thread that spawned it, even across block_on calls") {
+TEST_CASE("spawn_local: runs on the thread that spawned it - even across block_on calls") {
     runtime rt;
     const auto me = std::this_thread::get_id();
     std::atomic<bool> done{false};

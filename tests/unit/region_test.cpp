@@ -41,7 +41,7 @@ TEST_CASE("region: spawns through cx::current() inside the body land in the regi
     }());
 }
 
-TEST_CASE("region: nested regions form a tree; the outer waits for the inner") {
+TEST_CASE("region: nested regions form a tree - the outer waits for the inner") {
     runtime rt;
     std::vector<std::string> log;
     rt.block_on([&]() -> task<void> {
@@ -67,7 +67,7 @@ TEST_CASE("region: nested regions form a tree; the outer waits for the inner") {
                                           "outer region closed"});
 }
 
-TEST_CASE("region: a failing body cancels the region's tasks, drains them, then rethrows") {
+TEST_CASE("region: a failing body cancels the region's tasks - drains them - then rethrows") {
     runtime rt;
     std::atomic<int> unwound{0};
     struct counts_unwind {
@@ -90,7 +90,7 @@ TEST_CASE("region: a failing body cancels the region's tasks, drains them, then 
     }());
 }
 
-TEST_CASE("region: cancel_region cancels its tasks with the reason, not the caller's siblings") {
+TEST_CASE("region: cancel_region cancels its tasks with the reason - not the caller's siblings") {
     runtime rt;
     rt.block_on([&]() -> task<void> {
         auto sibling = spawn([]() -> task<int> {

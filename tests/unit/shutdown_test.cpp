@@ -76,7 +76,7 @@ TEST_CASE("shutdown: a task that catches the first cancellation still unwinds at
     CHECK(tracked::live == 0);
 }
 
-TEST_CASE("shutdown: while another thread's block_on waits, that call ends cancelled") {
+TEST_CASE("shutdown: while another thread's block_on waits - that call ends cancelled") {
     auto rt = std::make_unique<runtime>();
     std::atomic<bool> started{false};
     std::atomic<bool> threw{false};
