@@ -3,6 +3,7 @@
 #include "rtkit/plugin_loader.hpp"
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <boost/dll/shared_library.hpp>
@@ -107,9 +108,47 @@ std::string dlerror_text(const std::exception& e) {
     return what.substr(start + marker.size(), end - start - marker.size());
 }
 
+bool env_allows_insecure() {
+    const char* env = std::getenv("RTKIT_ALLOW_INSECURE_PLUGINS");
+    return env && std::string_view(env) == "1";
+}
+
+/// "group", "others" or "group and others" when `mode` lets them write.
+std::string loose_writers(mode_t mode) {
+    const bool group = (mode & S_IWGRP) != 0;
+    const bool others = (mode & S_IWOTH) != 0;
+    if (group && others) return "group and others";
+    return group ? "group" : others ? "others" : "";
+}
+
+/// Refuses a plugin file that someone besides its owner could have replaced,
+/// before dlopen runs any of its code: the file itself, and the directory that
+/// holds it (which lets anyone who can write it swap the file). Symlinks are
+/// followed; the checks apply to the real file and its real directory.
+void check_permissions(const fs::path& file, const plugin_load_policy& policy) {
+    if (policy.allow_insecure_permissions) return;
+    std::error_code ec;
+    fs::path real = fs::canonical(file, ec);
+    if (ec) real = file;
+    for (const fs::path& target : {real, real.parent_path()}) {
+        struct stat st {};
+        if (::stat(target.c_str(), &st) != 0) continue;  // dlopen reports what is wrong
+        // A sticky directory (/tmp) lets others create files but not replace ours.
+        if (S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX)) continue;
+        const std::string writers = loose_writers(st.st_mode);
+        if (writers.empty()) continue;
+        const bool is_dir = target != real;
+        throw plugin_error(
+            std::string("refusing plugin file ") + quoted(real) + ": " +
+            (is_dir ? "its directory " + quoted(target) : std::string("it")) + " is writable by " +
+            writers + ", so anyone in that set could run code in this process; run 'chmod go-w " +
+            target.string() + "', or set RTKIT_ALLOW_INSECURE_PLUGINS=1 if you accept the risk");
+    }
+}
+
 /// Loads `file` and checks its descriptor, in an order where each check only
 /// reads fields the previous ones proved to exist.
-checked_plugin load_checked(const fs::path& requested) {
+checked_plugin load_checked(const fs::path& requested, const plugin_load_policy& policy) {
     std::error_code ec;
     const fs::path file = fs::absolute(requested, ec);
     if (ec || !fs::exists(file, ec))
@@ -119,6 +158,7 @@ checked_plugin load_checked(const fs::path& requested) {
     if (!fs::is_regular_file(file, ec))
         throw plugin_error("plugin file " + quoted(file) +
                            " is not a regular file; give the path of a plugin .so file");
+    check_permissions(file, policy);
 
     checked_plugin plugin;
     try {
@@ -293,7 +333,13 @@ std::string_view kind_name(rtkit_plugin_kind kind) noexcept {
     return "unknown";
 }
 
-plugin_loader::plugin_loader(std::vector<std::filesystem::path> extra_dirs) {
+plugin_loader::plugin_loader(std::vector<std::filesystem::path> extra_dirs)
+    : plugin_loader(std::move(extra_dirs), plugin_load_policy{}) {}
+
+plugin_loader::plugin_loader(std::vector<std::filesystem::path> extra_dirs,
+                             plugin_load_policy policy)
+    : policy_(policy) {
+    if (env_allows_insecure()) policy_.allow_insecure_permissions = true;
     std::vector<fs::path> candidates{builtin_dir()};
     candidates.insert(candidates.end(), extra_dirs.begin(), extra_dirs.end());
     if (const char* env = std::getenv("RTKIT_PLUGIN_PATH")) {
@@ -329,7 +375,7 @@ std::filesystem::path plugin_loader::builtin_dir() {
 }
 
 plugin_info plugin_loader::inspect(const std::filesystem::path& file) const {
-    return load_checked(file).info;
+    return load_checked(file, policy_).info;
 }
 
 std::vector<plugin_info> plugin_loader::list() const {
@@ -337,7 +383,14 @@ std::vector<plugin_info> plugin_loader::list() const {
     for (const fs::path& dir : dirs_)
         for (const fs::path& file : plugin_files_in(dir))
             try {
-                found.push_back(inspect(file));
+                plugin_info info = inspect(file);
+                for (const plugin_info& earlier : found)
+                    if (earlier.shadowed_by.empty() && earlier.kind == info.kind &&
+                        earlier.name == info.name) {
+                        info.shadowed_by = earlier.file;
+                        break;
+                    }
+                found.push_back(std::move(info));
             } catch (const plugin_error&) {
                 // Skipped on purpose: list() shows what can be loaded; inspect() says why not.
             }
@@ -351,23 +404,31 @@ std::filesystem::path plugin_loader::find(rtkit_plugin_kind kind, std::string_vi
                            " plugin name; names are identifiers such as 'epoll'");
     auto matches = [&](const plugin_info& info) { return info.kind == kind && info.name == name; };
 
-    // The conventional file name first: loads one library instead of all of them.
+    // Directory by directory, so the first match in search order wins; within
+    // one, the conventional file first (usually the only one loaded).
     const std::string conventional = "rtkit_" + kind_str + "_" + std::string(name) + ".so";
     std::vector<std::string> broken;  // why conventional-name files were refused
+    std::vector<std::string> known;
     for (const fs::path& dir : dirs_) {
         const fs::path file = dir / conventional;
         std::error_code ec;
-        if (!fs::exists(file, ec)) continue;
-        try {
-            if (matches(inspect(file))) return file;
-        } catch (const plugin_error& e) {
-            broken.push_back(e.what());
+        if (fs::exists(file, ec)) {
+            try {
+                if (matches(inspect(file))) return file;
+            } catch (const plugin_error& e) {
+                broken.push_back(e.what());
+            }
         }
-    }
-    std::vector<std::string> known;
-    for (const plugin_info& info : list()) {
-        if (matches(info)) return info.file;
-        if (info.kind == kind) known.push_back(info.name + " (" + info.file.string() + ")");
+        for (const fs::path& other : plugin_files_in(dir)) {
+            if (other == file) continue;
+            try {
+                const plugin_info info = inspect(other);
+                if (matches(info)) return info.file;
+                if (info.kind == kind) known.push_back(info.name + " (" + info.file.string() + ")");
+            } catch (const plugin_error&) {
+                // A broken file that is not conventionally named is no candidate.
+            }
+        }
     }
     std::string message = "no " + kind_str + " plugin named '" + std::string(name) + "'; known " +
                           kind_str + " plugins: ";
@@ -378,7 +439,7 @@ std::filesystem::path plugin_loader::find(rtkit_plugin_kind kind, std::string_vi
     for (const std::string& why : broken)
         message += "; " + why;
     message +=
-        ". Use a known name, or add the plugin's directory to plugin_search_path or "
+        ". Use a known name, or add the plugin's directory to [plugins] search_path or "
         "RTKIT_PLUGIN_PATH";
     throw plugin_error(message);
 }
@@ -386,7 +447,7 @@ std::filesystem::path plugin_loader::find(rtkit_plugin_kind kind, std::string_vi
 std::shared_ptr<void> plugin_loader::create_erased(const std::filesystem::path& file,
                                                    std::uint32_t kind,
                                                    const option_table& options) const {
-    checked_plugin plugin = load_checked(file);
+    checked_plugin plugin = load_checked(file, policy_);
     const plugin_info& info = plugin.info;
     const std::string where = "plugin '" + info.name + "' (" + info.file.string() + ")";
     if (info.kind != kind)

@@ -39,6 +39,19 @@ struct plugin_info {
     std::uint32_t abi_major = 0, abi_minor = 0;
     std::filesystem::path file;
     std::vector<plugin_option_info> options;
+    /// Set by plugin_loader::list() when an earlier file on the search path
+    /// provides a plugin of the same kind and name: that one wins, this one is
+    /// never loaded by name. Empty otherwise.
+    std::filesystem::path shadowed_by;
+};
+
+/// What the loader accepts beyond the ABI checks.
+struct plugin_load_policy {
+    /// Load plugin files that are writable by group or others, or that sit in
+    /// a directory that is. Off by default: whoever can write such a file can
+    /// run code in every process that loads it. The environment variable
+    /// RTKIT_ALLOW_INSECURE_PLUGINS=1 turns it on as well.
+    bool allow_insecure_permissions = false;
 };
 
 /// "reactor", "timer" or "lanes".
@@ -51,12 +64,19 @@ std::string_view kind_name(rtkit_plugin_kind kind) noexcept;
 /// configuration; extra directories come from the configuration and from
 /// RTKIT_PLUGIN_PATH (colon-separated), searched after the built-in one. A name
 /// is resolved to the first file, in search order, whose descriptor has that
-/// kind and name. Objects returned by create() keep their library loaded.
+/// kind and name: directories in order, and within one directory the
+/// conventional file rtkit_KIND_NAME.so first, then the others in name order.
+/// Files writable by group or others are refused (see plugin_load_policy).
+/// Objects returned by create() keep their library loaded. kernel/README.md
+/// states the ABI rule and every refusal.
 /// Thread-safe: a loader holds no mutable state after construction.
 class plugin_loader {
   public:
     /// `extra_dirs` are searched after the built-in directory, then RTKIT_PLUGIN_PATH.
     explicit plugin_loader(std::vector<std::filesystem::path> extra_dirs = {});
+
+    /// As above, with a load policy (RTKIT_ALLOW_INSECURE_PLUGINS=1 still applies).
+    plugin_loader(std::vector<std::filesystem::path> extra_dirs, plugin_load_policy policy);
 
     /// The directory of the built-in plugins.
     static std::filesystem::path builtin_dir();
@@ -64,12 +84,17 @@ class plugin_loader {
     /// Every directory searched, in order.
     const std::vector<std::filesystem::path>& search_path() const noexcept { return dirs_; }
 
-    /// Opens `file` and checks its descriptor (alias present, ABI major equal,
-    /// minor not newer, descriptor size, toolchain, known kind). Throws plugin_error.
+    /// The policy in force (the constructor's, with the environment applied).
+    const plugin_load_policy& policy() const noexcept { return policy_; }
+
+    /// Opens `file` and checks its permissions and descriptor (alias present, ABI
+    /// major equal, minor not newer, descriptor size, toolchain, known kind).
+    /// Throws plugin_error.
     plugin_info inspect(const std::filesystem::path& file) const;
 
     /// Every loadable plugin on the search path, in search order. Files that fail
-    /// to load are skipped here; inspect() them to see why.
+    /// to load are skipped here; inspect() them to see why. A plugin hidden by an
+    /// earlier one of the same kind and name is listed with shadowed_by set.
     std::vector<plugin_info> list() const;
 
     /// The file that provides plugin `name` of `kind`. Throws plugin_error
@@ -96,6 +121,7 @@ class plugin_loader {
     std::shared_ptr<void> create_erased(const std::filesystem::path& file, std::uint32_t kind,
                                         const option_table& options) const;
     std::vector<std::filesystem::path> dirs_;
+    plugin_load_policy policy_;
 };
 
 }  // namespace rtkit
