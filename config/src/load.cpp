@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -107,6 +108,39 @@ std::vector<std::string_view> dotted_candidates(const std::vector<std::string>& 
     return {names.begin(), names.end()};
 }
 
+/// Reads `text` as the value of `spec` from a source with no lines (the
+/// environment): errors are "SOURCE: error: ...".
+void apply_text(runtime_config& config, const key_spec& spec, std::string_view text,
+                const std::string& source) {
+    auto fail = [&](std::string message) {
+        throw config_error({config_diagnostic{source, 0, 0, std::move(message)}});
+    };
+    config_value value;
+    if (!parse_as(spec.type, trim(text), value))
+        fail(detail::quoted_name(spec) + " must be " + std::string(describe(spec.type)) +
+             ", not '" + std::string(text) + "'");
+    if (auto problem = detail::check_value(spec, value, std::filesystem::current_path()))
+        fail(std::move(*problem));
+    spec.assign(config, value);
+}
+
+std::string read_file_text(const std::filesystem::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) {
+        throw config_error({config_diagnostic{
+            file.string(), 0, 0,
+            std::string("cannot open the configuration file: ") + std::strerror(errno)}});
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+/// The dotted key an override sets ("reactor.plugin"), for its origin.
+std::string override_key(std::string_view assignment) {
+    return std::string(trim(assignment.substr(0, assignment.find('='))));
+}
+
 }  // namespace
 
 runtime_config load_string(std::string_view text, std::string_view source_name,
@@ -117,16 +151,34 @@ runtime_config load_string(std::string_view text, std::string_view source_name,
 }
 
 runtime_config load_file(const std::filesystem::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) {
-        throw config_error({config_diagnostic{
-            file.string(), 0, 0,
-            std::string("cannot open the configuration file: ") + std::strerror(errno)}});
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
+    const std::string text = read_file_text(file);
     const auto base_dir = std::filesystem::absolute(file).parent_path();
-    return load_string(text.str(), file.string(), base_dir);
+    return load_string(text, file.string(), base_dir);
+}
+
+void apply_environment(runtime_config& config, value_origins* origins) {
+    for (const key_spec& spec : keys()) {
+        const std::string name = environment_name(spec);
+        const char* text = std::getenv(name.c_str());
+        if (!text) continue;
+        apply_text(config, spec, text, "environment variable " + name);
+        if (origins) (*origins)[detail::dotted_name(spec)] = "env " + name;
+    }
+}
+
+loaded_config load(const config_sources& sources) {
+    loaded_config result;
+    if (sources.file) {
+        const auto base_dir = std::filesystem::absolute(*sources.file).parent_path();
+        detail::read_toml(read_file_text(*sources.file), sources.file->string(), base_dir,
+                          result.config, &result.origins);
+    }
+    if (sources.environment) apply_environment(result.config, &result.origins);
+    for (const std::string& assignment : sources.overrides) {
+        apply_override(result.config, assignment);
+        result.origins[override_key(assignment)] = "--set";
+    }
+    return result;
 }
 
 void apply_override(runtime_config& config, std::string_view assignment) {

@@ -13,6 +13,9 @@ const std::string& as_string(const config_value& v) {
 const std::vector<std::string>& as_list(const config_value& v) {
     return std::get<std::vector<std::string>>(v);
 }
+std::vector<std::string> path_strings(const std::vector<std::filesystem::path>& paths) {
+    return {paths.begin(), paths.end()};
+}
 
 constexpr std::array table_specs{
     table_spec{"runtime", "how the runtime runs its tasks", nullptr},
@@ -30,28 +33,35 @@ const std::array key_specs{
     key_spec{"runtime", "flavor", value_type::string, R"("current_thread")",
              "current_thread|multi_thread",
              "current_thread: one worker that block_on borrows; multi_thread: planned",
-             [](runtime_config& c, const config_value& v) { c.flavor = as_string(v); }},
+             [](runtime_config& c, const config_value& v) { c.flavor = as_string(v); },
+             [](const runtime_config& c) { return config_value(c.flavor); }},
     key_spec{"runtime", "name", value_type::string, R"("rtkit")", "",
              "shown in diagnostics and thread names",
-             [](runtime_config& c, const config_value& v) { c.name = as_string(v); }},
-    key_spec{"plugins", "search_path", value_type::path_list, "[]", "",
-             "extra plugin directories, searched after the built-in one",
-             [](runtime_config& c, const config_value& v) {
-                 c.plugin_search_path.assign(as_list(v).begin(), as_list(v).end());
-             }},
+             [](runtime_config& c, const config_value& v) { c.name = as_string(v); },
+             [](const runtime_config& c) { return config_value(c.name); }},
+    key_spec{
+        "plugins", "search_path", value_type::path_list, "[]", "",
+        "extra plugin directories, searched after the built-in one",
+        [](runtime_config& c, const config_value& v) {
+            c.plugin_search_path.assign(as_list(v).begin(), as_list(v).end());
+        },
+        [](const runtime_config& c) { return config_value(path_strings(c.plugin_search_path)); }},
     key_spec{"reactor", "plugin", value_type::plugin_preference, R"("epoll")", "",
              "reactor name, or an array in order of preference (first that starts wins)",
-             [](runtime_config& c, const config_value& v) { c.reactor.preference = as_list(v); }},
-    key_spec{
-        "reactor", "strict", value_type::boolean, "false", "",
-        "fail instead of falling back when the first preference cannot start",
-        [](runtime_config& c, const config_value& v) { c.reactor.strict = std::get<bool>(v); }},
+             [](runtime_config& c, const config_value& v) { c.reactor.preference = as_list(v); },
+             [](const runtime_config& c) { return config_value(c.reactor.preference); }},
+    key_spec{"reactor", "strict", value_type::boolean, "false", "",
+             "fail instead of falling back when the first preference cannot start",
+             [](runtime_config& c, const config_value& v) { c.reactor.strict = std::get<bool>(v); },
+             [](const runtime_config& c) { return config_value(c.reactor.strict); }},
     key_spec{"timer", "plugin", value_type::plugin_preference, R"("wheel")", "",
              "timer driver name, or an array in order of preference",
-             [](runtime_config& c, const config_value& v) { c.timer.preference = as_list(v); }},
+             [](runtime_config& c, const config_value& v) { c.timer.preference = as_list(v); },
+             [](const runtime_config& c) { return config_value(c.timer.preference); }},
     key_spec{"lanes", "plugin", value_type::plugin_preference, R"("three_lane")", "",
              "lane policy name, or an array in order of preference",
-             [](runtime_config& c, const config_value& v) { c.lanes.preference = as_list(v); }},
+             [](runtime_config& c, const config_value& v) { c.lanes.preference = as_list(v); },
+             [](const runtime_config& c) { return config_value(c.lanes.preference); }},
 };
 
 }  // namespace
@@ -110,6 +120,13 @@ std::vector<std::string> dotted_key_names() {
     for (const auto& k : key_specs)
         names.push_back(std::string(k.table) + '.' + std::string(k.name));
     return names;
+}
+
+std::string environment_name(const key_spec& key) {
+    std::string name = "RTKIT_";
+    for (const char c : std::string(key.table) + '_' + std::string(key.name))
+        name += static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+    return name;
 }
 
 }  // namespace rtkit::config

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "plugin_table_check.hpp"
 #include "rtkit/config/closest_match.hpp"
 #include "rtkit/config/config_error.hpp"
 #include "rtkit/config/schema.hpp"
@@ -43,8 +44,9 @@ std::string_view describe(toml::node_type type) {
 /// run of `rtctl config check` shows them all.
 class toml_reader {
   public:
-    toml_reader(std::string_view source_name, const std::filesystem::path& base_dir)
-        : source_name_(source_name), base_dir_(base_dir) {}
+    toml_reader(std::string_view source_name, const std::filesystem::path& base_dir,
+                value_origins* origins)
+        : source_name_(source_name), base_dir_(base_dir), origins_(origins) {}
 
     void read(const toml::table& root, runtime_config& config) {
         const auto names = table_names();
@@ -61,6 +63,9 @@ class toml_reader {
                                          std::string(describe(node.type())));
             }
         }
+        // Plugins are checked last: the search path may be set in any table.
+        for (auto& d : check_plugin_mentions(mentions_, config, source_name_))
+            diagnostics_.push_back(std::move(d));
         if (!diagnostics_.empty()) {
             std::stable_sort(diagnostics_.begin(), diagnostics_.end(),
                              [](const config_diagnostic& a, const config_diagnostic& b) {
@@ -85,9 +90,10 @@ class toml_reader {
         for (auto&& [key, value] : node) {
             if (const key_spec* spec = find_key(table.name, key.str())) {
                 read_key(*spec, value, config);
+                if (table.plugin_kind && spec->name == "plugin")
+                    mentions_.preferences.push_back(preference_entry{&table, position(value)});
             } else if (table.plugin_kind && value.is_table()) {
-                read_plugin_options(table, key.str(), *value.as_table(),
-                                    config.*(table.plugin_kind));
+                read_plugin_options(table, key, *value.as_table(), config.*(table.plugin_kind));
             } else {
                 std::string message = "unknown key '" + std::string(key.str()) + "' in [" +
                                       std::string(table.name) + "]" +
@@ -108,6 +114,7 @@ class toml_reader {
             return;
         }
         spec.assign(config, *value);
+        record_origin(dotted_name(spec), node.source());
     }
 
     std::optional<config_value> convert(const key_spec& spec, const toml::node& node) {
@@ -157,27 +164,48 @@ class toml_reader {
                                  " (default: " + std::string(spec.default_toml) + ")");
     }
 
-    // Options are checked only for their value types here. The declared
-    // options of the plugin (name, type, range) are checked when the plugin is
-    // created; checking them here, with positions, needs the plugin loader
-    // (issue 5) and belongs in this function.
-    void read_plugin_options(const table_spec& table, std::string_view plugin,
+    // Only the value types are checked here; the plugin's declarations are
+    // checked once the whole file is read (check_plugin_mentions).
+    void read_plugin_options(const table_spec& table, const toml::key& plugin,
                              const toml::table& node, plugin_selection& selection) {
-        auto& options = selection.options[std::string(plugin)];
+        auto& options = selection.options[std::string(plugin.str())];
+        plugin_table_entry entry{&table, std::string(plugin.str()), position(plugin), {}};
         for (auto&& [key, value] : node) {
             const std::string where = "option '" + std::string(key.str()) + "' in [" +
-                                      std::string(table.name) + "." + std::string(plugin) + "]";
+                                      std::string(table.name) + "." + entry.plugin + "]";
+            option_value read;
             if (auto* b = value.as_boolean()) {
-                options[std::string(key.str())] = b->get();
+                read = b->get();
             } else if (auto* i = value.as_integer()) {
-                options[std::string(key.str())] = i->get();
+                read = i->get();
             } else if (auto* s = value.as_string()) {
-                options[std::string(key.str())] = s->get();
+                read = s->get();
             } else {
                 error(value.source(), where + " must be a boolean, an integer or a string, not " +
                                           std::string(describe(value.type())));
+                continue;
             }
+            options[std::string(key.str())] = read;
+            record_origin(
+                std::string(table.name) + "." + entry.plugin + "." + std::string(key.str()),
+                value.source());
+            entry.options.push_back(
+                plugin_option_entry{std::string(key.str()), position(key), position(value), read});
         }
+        mentions_.tables.push_back(std::move(entry));
+    }
+
+    static source_position position(const toml::node& node) {
+        return {node.source().begin.line, node.source().begin.column};
+    }
+    static source_position position(const toml::key& key) {
+        return {key.source().begin.line, key.source().begin.column};
+    }
+
+    void record_origin(const std::string& dotted, const toml::source_region& where) {
+        if (!origins_) return;
+        (*origins_)[dotted] = source_name_ + ":" + std::to_string(where.begin.line) + ":" +
+                              std::to_string(where.begin.column);
     }
 
     void error(const toml::source_region& where, std::string message) {
@@ -187,13 +215,16 @@ class toml_reader {
 
     std::string source_name_;
     std::filesystem::path base_dir_;
+    value_origins* origins_;
+    plugin_mentions mentions_;
     std::vector<config_diagnostic> diagnostics_;
 };
 
 }  // namespace
 
 void read_toml(std::string_view text, std::string_view source_name,
-               const std::filesystem::path& base_dir, runtime_config& config) {
+               const std::filesystem::path& base_dir, runtime_config& config,
+               value_origins* origins) {
     toml::table root;
     try {
         root = toml::parse(text, source_name);
@@ -202,7 +233,7 @@ void read_toml(std::string_view text, std::string_view source_name,
                                               e.source().begin.column,
                                               "malformed TOML: " + std::string(e.description())}});
     }
-    toml_reader(source_name, base_dir).read(root, config);
+    toml_reader(source_name, base_dir, origins).read(root, config);
 }
 
 }  // namespace rtkit::config::detail

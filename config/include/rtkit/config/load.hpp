@@ -6,12 +6,47 @@
 // throws config_error with file:line:column on bad input and never returns a
 // partly applied result.
 #include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "rtkit/config/config_error.hpp"
 #include "rtkit/runtime_config.hpp"
 
 namespace rtkit::config {
+
+/// Where each value came from, by dotted key ("reactor.plugin",
+/// "reactor.epoll.events_per_poll"): "FILE:LINE:COLUMN", "env RTKIT_NAME" or
+/// "--set". A key that is absent has its default.
+using value_origins = std::map<std::string, std::string, std::less<>>;
+
+/// Every layer of one configuration, lowest precedence first after the defaults.
+struct config_sources {
+    /// A TOML file, or none for the defaults alone.
+    std::optional<std::filesystem::path> file;
+    /// Read RTKIT_<TABLE>_<KEY> variables (schema keys only, not plugin options).
+    bool environment = true;
+    /// "table.key=value" overrides, applied in order, last.
+    std::vector<std::string> overrides;
+};
+
+/// A configuration and where each of its values came from.
+struct loaded_config {
+    runtime_config config;
+    value_origins origins;
+};
+
+/// Defaults, then the file, then the environment, then each override:
+/// --set > RTKIT_* > file > defaults. Throws config_error (all of a file's
+/// problems at once, else the first bad variable or override).
+loaded_config load(const config_sources& sources);
+
+/// Applies every RTKIT_<TABLE>_<KEY> variable that is set (see
+/// environment_name in schema.hpp), read like a --set value. Errors name the
+/// variable as their source. Records "env NAME" in `origins` when not null.
+void apply_environment(runtime_config& config, value_origins* origins = nullptr);
 
 /// Reads a TOML file over the defaults. Relative [plugins] search_path entries
 /// are resolved against the file's directory.

@@ -42,6 +42,8 @@ struct key_spec {
     std::string_view help;          ///< one line
     /// Stores an already checked value of `type` into the configuration.
     void (*assign)(runtime_config& config, const config_value& value);
+    /// The key's current value in the configuration (for `rtctl config show`).
+    config_value (*read)(const runtime_config& config);
 };
 
 /// One top-level table.
@@ -73,5 +75,9 @@ std::vector<std::string_view> table_names();
 
 /// "table.key" for every key, for suggestions on `--set`.
 std::vector<std::string> dotted_key_names();
+
+/// The environment variable that overrides `key`: RTKIT_<TABLE>_<NAME> in
+/// upper case, e.g. RTKIT_REACTOR_PLUGIN.
+std::string environment_name(const key_spec& key);
 
 }  // namespace rtkit::config

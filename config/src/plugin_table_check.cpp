@@ -1,0 +1,215 @@
+#include "plugin_table_check.hpp"
+
+#include <algorithm>
+
+#include "rtkit/config/closest_match.hpp"
+#include "rtkit/config/toml_text.hpp"
+#include "value_check.hpp"
+
+namespace rtkit::config::detail {
+namespace {
+
+/// The plugins of each kind on one search path, loaded once per check.
+class known_plugins {
+  public:
+    explicit known_plugins(const runtime_config& config) : loader_(config.plugin_search_path) {
+        for (plugin_info& info : loader_.list())
+            if (info.shadowed_by.empty()) plugins_.push_back(std::move(info));
+    }
+
+    const plugin_info* find(rtkit_plugin_kind kind, std::string_view name) const {
+        for (const plugin_info& info : plugins_)
+            if (info.kind == kind && info.name == name) return &info;
+        return nullptr;
+    }
+
+    std::vector<std::string_view> names(rtkit_plugin_kind kind) const {
+        std::vector<std::string_view> names;
+        for (const plugin_info& info : plugins_)
+            if (info.kind == kind) names.push_back(info.name);
+        return names;
+    }
+
+    /// "; did you mean 'epoll'? (known reactor plugins: epoll, uring; searched: DIRS)"
+    std::string unknown_hint(rtkit_plugin_kind kind, std::string_view name) const {
+        const auto known = names(kind);
+        std::string text =
+            did_you_mean(name, known) + " (known " + std::string(kind_name(kind)) + " plugins: ";
+        for (std::size_t i = 0; i < known.size(); ++i)
+            text += (i ? ", " : "") + std::string(known[i]);
+        if (known.empty()) text += "none";
+        text += "; searched: ";
+        const auto& dirs = loader_.search_path();
+        for (std::size_t i = 0; i < dirs.size(); ++i)
+            text += (i ? ", " : "") + dirs[i].string();
+        return text + ")";
+    }
+
+  private:
+    plugin_loader loader_;
+    std::vector<plugin_info> plugins_;
+};
+
+rtkit_plugin_kind kind_of(const table_spec& table) {
+    if (table.name == "reactor") return RTKIT_PLUGIN_REACTOR;
+    if (table.name == "timer") return RTKIT_PLUGIN_TIMER;
+    return RTKIT_PLUGIN_LANES;
+}
+
+std::string_view type_name(rtkit_option_type type) {
+    switch (type) {
+        case RTKIT_OPTION_BOOL:
+            return "a boolean";
+        case RTKIT_OPTION_INT:
+            return "an integer";
+        case RTKIT_OPTION_STRING:
+            return "a string";
+    }
+    return "a value";
+}
+
+std::string_view type_name(const option_value& value) {
+    if (std::holds_alternative<bool>(value)) return "a boolean";
+    if (std::holds_alternative<std::int64_t>(value)) return "an integer";
+    return "a string";
+}
+
+bool has_type(const option_value& value, rtkit_option_type type) {
+    return (type == RTKIT_OPTION_BOOL && std::holds_alternative<bool>(value)) ||
+           (type == RTKIT_OPTION_INT && std::holds_alternative<std::int64_t>(value)) ||
+           (type == RTKIT_OPTION_STRING && std::holds_alternative<std::string>(value));
+}
+
+std::vector<std::string_view> split_bars(std::string_view text) {
+    std::vector<std::string_view> parts;
+    while (!text.empty()) {
+        const auto bar = text.find('|');
+        parts.push_back(text.substr(0, bar));
+        if (bar == std::string_view::npos) break;
+        text.remove_prefix(bar + 1);
+    }
+    return parts;
+}
+
+class checker {
+  public:
+    checker(const runtime_config& config, std::string_view source_name)
+        : config_(config), source_(source_name), known_(config) {}
+
+    void preference(const preference_entry& entry) {
+        const plugin_selection& selection = config_.*(entry.table->plugin_kind);
+        const rtkit_plugin_kind kind = kind_of(*entry.table);
+        const auto& names = selection.preference;
+        const bool any_known = std::any_of(names.begin(), names.end(), [&](const std::string& n) {
+            return known_.find(kind, n) != nullptr;
+        });
+        // The runtime fails only when it can start none of them (strict: the
+        // first); names not built here may stay in a fallback list.
+        std::vector<const std::string*> fatal;
+        if (!names.empty() && selection.strict && !known_.find(kind, names.front()))
+            fatal.push_back(&names.front());
+        else if (!any_known)
+            for (const std::string& name : names)
+                fatal.push_back(&name);
+        for (const std::string* name : fatal) {
+            std::string message = "unknown " + std::string(kind_name(kind)) + " plugin " +
+                                  quote(*name) + " in '" + std::string(entry.table->name) +
+                                  ".plugin'" + known_.unknown_hint(kind, *name);
+            if (selection.strict) message += "; strict = true allows no fallback";
+            error(entry.at, std::move(message));
+        }
+    }
+
+    void table(const plugin_table_entry& entry) {
+        const rtkit_plugin_kind kind = kind_of(*entry.table);
+        const std::string header = "[" + std::string(entry.table->name) + "." + entry.plugin + "]";
+        const plugin_info* info = known_.find(kind, entry.plugin);
+        if (!info) {
+            const auto& names = (config_.*(entry.table->plugin_kind)).preference;
+            // A fallback that is not built here: the preference check decides.
+            if (std::find(names.begin(), names.end(), entry.plugin) != names.end()) return;
+            error(entry.at, header + " configures unknown " + std::string(kind_name(kind)) +
+                                " plugin " + quote(entry.plugin) +
+                                known_.unknown_hint(kind, entry.plugin));
+            return;
+        }
+        for (const plugin_option_entry& option : entry.options)
+            check_option(*info, header, option);
+    }
+
+    std::vector<config_diagnostic> take() { return std::move(diagnostics_); }
+
+  private:
+    void check_option(const plugin_info& info, const std::string& header,
+                      const plugin_option_entry& option) {
+        const auto declared =
+            std::find_if(info.options.begin(), info.options.end(),
+                         [&](const plugin_option_info& o) { return o.name == option.key; });
+        const std::string what = "option " + quote(option.key) + " in " + header;
+        if (declared == info.options.end()) {
+            std::vector<std::string_view> valid;
+            for (const plugin_option_info& o : info.options)
+                valid.push_back(o.name);
+            std::string list;
+            for (std::size_t i = 0; i < valid.size(); ++i)
+                list += (i ? ", " : "") + std::string(valid[i]);
+            error(option.key_at,
+                  "unknown " + what + did_you_mean(option.key, valid) +
+                      (valid.empty() ? " (plugin " + quote(info.name) + " takes no options)"
+                                     : " (valid: " + list + ")"));
+            return;
+        }
+        const plugin_option_info& o = *declared;
+        if (!has_type(option.value, o.type)) {
+            error(option.value_at, what + " must be " + std::string(type_name(o.type)) + ", not " +
+                                       std::string(type_name(option.value)) +
+                                       " (default: " + o.default_value + ")");
+            return;
+        }
+        if (o.type == RTKIT_OPTION_INT) {
+            const std::int64_t v = std::get<std::int64_t>(option.value);
+            if (v < o.min_value || v > o.max_value)
+                error(option.value_at, what + " is " + std::to_string(v) + ", out of its range " +
+                                           std::to_string(o.min_value) + ".." +
+                                           std::to_string(o.max_value) +
+                                           " (default: " + o.default_value + ")");
+        }
+        if (o.type == RTKIT_OPTION_STRING && !o.allowed.empty()) {
+            const std::string& v = std::get<std::string>(option.value);
+            const auto allowed = split_bars(o.allowed);
+            if (std::find(allowed.begin(), allowed.end(), v) == allowed.end()) {
+                std::string list;
+                for (std::size_t i = 0; i < allowed.size(); ++i)
+                    list += (i ? ", " : "") + toml_string(allowed[i]);
+                error(option.value_at, what + " must be one of " + list + ", not " +
+                                           toml_string(v) + did_you_mean(v, allowed));
+            }
+        }
+    }
+
+    void error(source_position at, std::string message) {
+        diagnostics_.push_back(
+            config_diagnostic{std::string(source_), at.line, at.column, std::move(message)});
+    }
+
+    const runtime_config& config_;
+    std::string_view source_;
+    known_plugins known_;
+    std::vector<config_diagnostic> diagnostics_;
+};
+
+}  // namespace
+
+std::vector<config_diagnostic> check_plugin_mentions(const plugin_mentions& mentions,
+                                                     const runtime_config& config,
+                                                     std::string_view source_name) {
+    if (mentions.preferences.empty() && mentions.tables.empty()) return {};
+    checker check(config, source_name);
+    for (const preference_entry& p : mentions.preferences)
+        check.preference(p);
+    for (const plugin_table_entry& t : mentions.tables)
+        check.table(t);
+    return check.take();
+}
+
+}  // namespace rtkit::config::detail
