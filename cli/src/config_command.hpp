@@ -1,0 +1,42 @@
+#pragma once
+// rtctl config check|show|default: validate a configuration, print the
+// effective one with where each value came from, print the defaults.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace rtctl {
+
+struct config_options {
+    /// TOML file (required by check, optional for show).
+    std::optional<std::filesystem::path> file;
+    /// "table.key=value" overrides, applied after the file and the environment.
+    std::vector<std::string> overrides;
+};
+
+/// The subcommands `config` declares; main tests which one was chosen.
+struct config_commands {
+    CLI::App* check = nullptr;
+    CLI::App* show = nullptr;
+    CLI::App* print_default = nullptr;
+};
+
+/// Declares `config` and its subcommands on `app`; `options` must outlive the parse.
+config_commands add_config_command(CLI::App& app, config_options& options);
+
+/// rtctl config check FILE: 0 when valid, 2 with every error on stderr.
+int config_check_command(const config_options& options);
+
+/// rtctl config show [FILE]: the effective configuration as TOML, each value
+/// commented with its origin (default, FILE:LINE:COLUMN, env NAME, --set).
+int config_show_command(const config_options& options);
+
+/// rtctl config default: config/default.toml as built in.
+int config_default_command();
+
+}  // namespace rtctl

@@ -1,0 +1,190 @@
+#include "plugins_command.hpp"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <iostream>
+
+#include "exit_codes.hpp"
+#include "rtkit/config/closest_match.hpp"
+#include "rtkit/config/load.hpp"
+#include "rtkit/plugin_loader.hpp"
+
+namespace rtctl {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// The loader the runtime would use: the configuration's search path (file and
+/// environment), then RTKIT_PLUGIN_PATH. Nullopt after printing config errors.
+std::optional<rtkit::plugin_loader> make_loader(const plugins_options& options) {
+    try {
+        const auto loaded =
+            rtkit::config::load(rtkit::config::config_sources{options.config_file, true, {}});
+        return rtkit::plugin_loader(loaded.config.plugin_search_path);
+    } catch (const rtkit::config::config_error& e) {
+        std::cerr << e.what() << '\n';
+        return std::nullopt;
+    }
+}
+
+std::string abi_of(const rtkit::plugin_info& info) {
+    return std::to_string(info.abi_major) + "." + std::to_string(info.abi_minor);
+}
+
+/// Prints rows as columns separated by two spaces; the last column is not padded.
+void print_columns(std::ostream& out, const std::vector<std::vector<std::string>>& rows) {
+    std::vector<std::size_t> widths;
+    for (const auto& row : rows)
+        for (std::size_t i = 0; i < row.size(); ++i) {
+            if (widths.size() <= i) widths.push_back(0);
+            widths[i] = std::max(widths[i], row[i].size());
+        }
+    for (const auto& row : rows) {
+        std::string line;
+        for (std::size_t i = 0; i < row.size(); ++i) {
+            line += row[i];
+            if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size() + 2, ' ');
+        }
+        out << line << '\n';
+    }
+}
+
+/// The .so files on the search path that list() did not describe, with the
+/// loader's reason for each.
+std::vector<std::pair<fs::path, std::string>> refused_files(
+    const rtkit::plugin_loader& loader, const std::vector<rtkit::plugin_info>& listed) {
+    std::vector<std::pair<fs::path, std::string>> refused;
+    for (const fs::path& dir : loader.search_path()) {
+        std::error_code ec;
+        std::vector<fs::path> files;
+        for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+            if (it->path().extension() == ".so") files.push_back(it->path());
+        std::sort(files.begin(), files.end());
+        for (const fs::path& file : files) {
+            const bool ok =
+                std::any_of(listed.begin(), listed.end(),
+                            [&](const rtkit::plugin_info& i) { return i.file == file; });
+            if (ok) continue;
+            try {
+                loader.inspect(file);
+            } catch (const rtkit::plugin_error& e) {
+                refused.emplace_back(file, e.what());
+            }
+        }
+    }
+    return refused;
+}
+
+std::string type_text(rtkit_option_type type) {
+    switch (type) {
+        case RTKIT_OPTION_BOOL:
+            return "boolean";
+        case RTKIT_OPTION_INT:
+            return "integer";
+        case RTKIT_OPTION_STRING:
+            return "string";
+    }
+    return "?";
+}
+
+std::string constraint_text(const rtkit::plugin_option_info& o) {
+    if (o.type == RTKIT_OPTION_INT)
+        return std::to_string(o.min_value) + ".." + std::to_string(o.max_value);
+    if (o.type == RTKIT_OPTION_STRING && !o.allowed.empty()) return "one of " + o.allowed;
+    return "";
+}
+
+}  // namespace
+
+int plugins_list_command(const plugins_options& options) {
+    const auto loader = make_loader(options);
+    if (!loader) return exit_bad_input;
+    const std::vector<rtkit::plugin_info> plugins = loader->list();
+    std::vector<std::vector<std::string>> rows{
+        {"NAME", "KIND", "VERSION", "ABI", "FILE", "DESCRIPTION"}};
+    for (const rtkit::plugin_info& info : plugins) {
+        std::string description = info.description;
+        if (!info.shadowed_by.empty())
+            description +=
+                " [shadowed by " + info.shadowed_by.string() + ": the first in search order wins]";
+        rows.push_back({info.name, std::string(rtkit::kind_name(info.kind)), info.version,
+                        abi_of(info), info.file.string(), description});
+    }
+    print_columns(std::cout, rows);
+    const auto refused = refused_files(*loader, plugins);
+    if (!refused.empty()) {
+        std::cout << "\nrefused:\n";
+        for (const auto& [file, why] : refused)
+            std::cout << "  " << file.string() << ": " << why << '\n';
+    }
+    std::cout << "\nsearch path (in order):\n";
+    for (const fs::path& dir : loader->search_path())
+        std::cout << "  " << dir.string() << '\n';
+    return exit_ok;
+}
+
+int plugins_info_command(const plugins_options& options) {
+    const auto loader = make_loader(options);
+    if (!loader) return exit_bad_input;
+    std::vector<rtkit::plugin_info> matches;
+    std::vector<std::string_view> names;
+    const std::vector<rtkit::plugin_info> plugins = loader->list();
+    for (const rtkit::plugin_info& info : plugins) {
+        if (!info.shadowed_by.empty()) continue;
+        const std::string_view kind = rtkit::kind_name(info.kind);
+        if (!options.kind.empty() && kind != options.kind) continue;
+        names.push_back(info.name);
+        if (info.name == options.name) matches.push_back(info);
+    }
+    if (matches.empty()) {
+        std::cerr << "rtctl plugins info: no " << (options.kind.empty() ? "" : options.kind + " ")
+                  << "plugin named '" << options.name << "'"
+                  << rtkit::config::did_you_mean(options.name, names)
+                  << "; see 'rtctl plugins list'\n";
+        return exit_bad_input;
+    }
+    if (matches.size() > 1) {
+        std::cerr << "rtctl plugins info: '" << options.name
+                  << "' names plugins of several kinds; add --kind reactor|timer|lanes\n";
+        return exit_bad_input;
+    }
+    const rtkit::plugin_info& info = matches.front();
+    print_columns(std::cout, {{"name:", info.name},
+                              {"kind:", std::string(rtkit::kind_name(info.kind))},
+                              {"version:", info.version},
+                              {"ABI:", abi_of(info)},
+                              {"file:", info.file.string()},
+                              {"description:", info.description}});
+    if (info.options.empty()) {
+        std::cout << "options: none\n";
+        return exit_ok;
+    }
+    const std::string table =
+        "[" + std::string(rtkit::kind_name(info.kind)) + "." + info.name + "]";
+    std::cout << "options (in " << table << "):\n";
+    std::vector<std::vector<std::string>> rows{{"  NAME", "TYPE", "DEFAULT", "VALUES", "HELP"}};
+    for (const rtkit::plugin_option_info& o : info.options)
+        rows.push_back(
+            {"  " + o.name, type_text(o.type), o.default_value, constraint_text(o), o.help});
+    print_columns(std::cout, rows);
+    return exit_ok;
+}
+
+plugins_commands add_plugins_command(CLI::App& app, plugins_options& options) {
+    CLI::App* plugins =
+        app.add_subcommand("plugins", "list the plugins on the search path, or describe one");
+    plugins->require_subcommand(1);
+    plugins->add_option("--config,-c", options.config_file,
+                        "a configuration whose [plugins] search_path extends the search path");
+    plugins_commands commands;
+    commands.list = plugins->add_subcommand(
+        "list", "name, kind, version, ABI, file and description of every loadable plugin");
+    commands.info = plugins->add_subcommand(
+        "info", "one plugin's descriptor and options (type, default, range or values, help)");
+    commands.info->add_option("name", options.name, "the plugin's name, e.g. epoll")->required();
+    commands.info->add_option("--kind", options.kind, "reactor, timer or lanes")
+        ->check(CLI::IsMember({"reactor", "timer", "lanes"}));
+    return commands;
+}
+
+}  // namespace rtctl

@@ -1,0 +1,40 @@
+#pragma once
+// rtctl plugins list|info: what the loader can load, and what each plugin
+// declares (its options with type, default, range or allowed values, help).
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace rtctl {
+
+struct plugins_options {
+    /// A TOML file whose [plugins] search_path extends the search path.
+    std::optional<std::filesystem::path> config_file;
+    /// info: the plugin's name, and optionally its kind when names collide.
+    std::string name;
+    std::string kind;
+};
+
+/// The subcommands `plugins` declares; main tests which one was chosen.
+struct plugins_commands {
+    CLI::App* list = nullptr;
+    CLI::App* info = nullptr;
+};
+
+/// Declares `plugins` and its subcommands on `app`; `options` must outlive the parse.
+plugins_commands add_plugins_command(CLI::App& app, plugins_options& options);
+
+/// rtctl plugins list: one line per loadable plugin in search order, then the
+/// files that were refused and why. Exit 0 (2 for a bad --config).
+int plugins_list_command(const plugins_options& options);
+
+/// rtctl plugins info NAME: the descriptor and options of one plugin. Exit 0,
+/// or 2 when no plugin (or more than one kind) has that name.
+int plugins_info_command(const plugins_options& options);
+
+}  // namespace rtctl
