@@ -3,8 +3,10 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "config_command.hpp"
 #include "conformance_command.hpp"
 #include "exit_codes.hpp"
+#include "plugins_command.hpp"
 
 int main(int argc, char** argv) {
     CLI::App app{"rtctl: run async scripts on an rtkit runtime built from TOML", "rtctl"};
@@ -32,6 +34,11 @@ int main(int argc, char** argv) {
     rtctl::conformance_options conformance;
     CLI::App* conformance_command = rtctl::add_conformance_command(app, conformance);
 
+    rtctl::config_options config;
+    const rtctl::config_commands config_commands = rtctl::add_config_command(app, config);
+    rtctl::plugins_options plugins;
+    const rtctl::plugins_commands plugins_commands = rtctl::add_plugins_command(app, plugins);
+
     app.footer(
         "Exit status: 0 success, 1 the script failed or the runtime could not start, "
         "2 bad input (usage, syntax or configuration).");
@@ -45,5 +52,10 @@ int main(int argc, char** argv) {
     if (*run_command) return rtctl::run_command(run);
     if (*check_command) return rtctl::check_command(check_script);
     if (*conformance_command) return rtctl::conformance_command(conformance);
+    if (*config_commands.check) return rtctl::config_check_command(config);
+    if (*config_commands.show) return rtctl::config_show_command(config);
+    if (*config_commands.print_default) return rtctl::config_default_command();
+    if (*plugins_commands.list) return rtctl::plugins_list_command(plugins);
+    if (*plugins_commands.info) return rtctl::plugins_info_command(plugins);
     return rtctl::exit_bad_input;
 }

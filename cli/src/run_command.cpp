@@ -13,16 +13,11 @@
 namespace rtctl {
 namespace {
 
-/// The configuration: defaults, then the file, then each --set. Nullopt after
+/// The configuration: defaults, then the file, RTKIT_* variables, then each --set. Nullopt after
 /// printing the errors.
 std::optional<rtkit::runtime_config> configure(const run_options& options) {
     try {
-        rtkit::runtime_config config = options.config_file
-                                           ? rtkit::config::load_file(*options.config_file)
-                                           : rtkit::runtime_config{};
-        for (const auto& assignment : options.overrides)
-            rtkit::config::apply_override(config, assignment);
-        return config;
+        return rtkit::config::load({options.config_file, true, options.overrides}).config;
     } catch (const rtkit::config::config_error& e) {
         std::cerr << e.what() << '\n';
         return std::nullopt;
