@@ -140,7 +140,7 @@ int plugins_info_command(const plugins_options& options) {
         std::cerr << "rtctl plugins info: no " << (options.kind.empty() ? "" : options.kind + " ")
                   << "plugin named '" << options.name << "'"
                   << rtkit::config::did_you_mean(options.name, names)
-                  << "; see 'rtctl plugins list'\n";
+                  << " (see 'rtctl plugins list')\n";
         return exit_bad_input;
     }
     if (matches.size() > 1) {

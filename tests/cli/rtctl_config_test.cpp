@@ -1,0 +1,149 @@
+// rtctl config check|show|default and rtctl plugins list|info, end to end:
+// the real binary, the real plugin files.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "rtctl_process.hpp"
+
+namespace {
+
+const std::string configs = "tests/cli/configs/";
+/// Where the built-in plugins are; paths in the output are replaced by "PLUGINS".
+const std::string plugin_dir = RTKIT_PLUGIN_DIR;
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+    for (std::size_t at = text.find(from); at != std::string::npos;
+         at = text.find(from, at + to.size()))
+        text.replace(at, from.size(), to);
+    return text;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("config check - a valid file exits 0") {
+    const auto r = run_rtctl({"config", "check", "config/default.toml"});
+    CHECK(r.status == 0);
+    CHECK(r.out == "config/default.toml: ok\n");
+    CHECK(r.err == "");
+}
+
+TEST_CASE("config check - every plugin mistake with file:line:column and exit 2") {
+    const auto r = run_rtctl({"config", "check", configs + "plugin_typos.toml"});
+    CHECK(r.status == 2);
+    CHECK(r.out == "");
+    const std::string f = configs + "plugin_typos.toml";
+    CHECK(replace_all(r.err, plugin_dir, "PLUGINS") ==
+          f +
+              ":3:10: error: unknown reactor plugin 'epol' in 'reactor.plugin'; did you mean "
+              "'epoll'? (known reactor plugins: " +
+              (contains(r.err, "uring") ? std::string("epoll, uring") : std::string("epoll")) +
+              "; searched: PLUGINS)\n" + f +
+              ":6:1: error: unknown option 'events_per_pol' in [reactor.epoll]; did you mean "
+              "'events_per_poll'? (valid: events_per_poll)\n" +
+              f +
+              ":9:11: error: option 'tick_us' in [timer.wheel] is 0, out of its range "
+              "10..1000000 (default: 1000)\n" +
+              f +
+              ":12:23: error: option 'cancel_streak_limit' in [lanes.three_lane] must be an "
+              "integer, not a string (default: 16)\n");
+}
+
+TEST_CASE("config check - a missing file exits 2") {
+    const auto r = run_rtctl({"config", "check", configs + "nope.toml"});
+    CHECK(r.status == 2);
+    CHECK(contains(r.err, "nope.toml: error: cannot open the configuration file"));
+}
+
+TEST_CASE("config show - defaults filled in and each value's origin") {
+    const auto r =
+        run_rtctl({"config", "show", configs + "show.toml", "--set", "timer.wheel.tick_us=500"});
+    CHECK(r.err == "");
+    CHECK(r.status == 0);
+    CHECK(r.out == "# effective configuration: --set > RTKIT_* environment > " + configs +
+                       "show.toml > defaults\n"
+                       "\n"
+                       "[runtime]\n"
+                       "flavor = \"current_thread\"  # default\n"
+                       "name = \"shown\"             # " +
+                       configs +
+                       "show.toml:2:8\n"
+                       "\n"
+                       "[plugins]\n"
+                       "search_path = []  # default\n"
+                       "\n"
+                       "[reactor]\n"
+                       "plugin = \"epoll\"  # default\n"
+                       "strict = false    # default\n"
+                       "\n"
+                       "[reactor.epoll]\n"
+                       "events_per_poll = 64  # " +
+                       configs +
+                       "show.toml:5:19\n"
+                       "\n"
+                       "[timer]\n"
+                       "plugin = \"wheel\"  # default\n"
+                       "\n"
+                       "[timer.wheel]\n"
+                       "tick_us = 500  # --set\n"
+                       "\n"
+                       "[lanes]\n"
+                       "plugin = \"three_lane\"  # default\n"
+                       "\n"
+                       "[lanes.three_lane]\n"
+                       "cancel_streak_limit = 16  # default of plugin three_lane\n"
+                       "timed_streak_limit = 6    # default of plugin three_lane\n");
+}
+
+TEST_CASE("config default prints config/default.toml as built in") {
+    const auto r = run_rtctl({"config", "default"});
+    CHECK(r.status == 0);
+    std::ifstream in(RTKIT_SOURCE_DIR "/config/default.toml");
+    std::ostringstream text;
+    text << in.rdbuf();
+    CHECK(r.out == text.str());
+}
+
+TEST_CASE("plugins list - name kind version ABI file and description of each built-in") {
+    const auto r = run_rtctl({"plugins", "list"});
+    CHECK(r.status == 0);
+    CHECK(r.err == "");
+    const std::string out = replace_all(r.out, plugin_dir, "PLUGINS");
+    CHECK(out.rfind("NAME        KIND     VERSION  ABI  FILE", 0) == 0);
+    CHECK(contains(out, "\nepoll       reactor  1.0.0    1.0  PLUGINS/rtkit_reactor_epoll.so"));
+    CHECK(contains(out, "\nwheel       timer    1.0.0    1.0  PLUGINS/rtkit_timer_wheel.so"));
+    CHECK(contains(out, "\nthree_lane  lanes    1.0.0    1.0  PLUGINS/rtkit_lanes_three_lane.so"));
+    CHECK(contains(out, "edge-triggered epoll readiness reactor with an eventfd wake"));
+    CHECK(contains(out, "\nsearch path (in order):\n  PLUGINS\n"));
+}
+
+TEST_CASE("plugins info - the descriptor and every option") {
+    const auto r = run_rtctl({"plugins", "info", "three_lane"});
+    CHECK(r.status == 0);
+    const std::string out = replace_all(r.out, plugin_dir, "PLUGINS");
+    CHECK(out.rfind("name:         three_lane\n"
+                    "kind:         lanes\n"
+                    "version:      1.0.0\n"
+                    "ABI:          1.0\n"
+                    "file:         PLUGINS/rtkit_lanes_three_lane.so\n",
+                    0) == 0);
+    CHECK(contains(out,
+                   "options (in [lanes.three_lane]):\n"
+                   "  NAME                 TYPE     DEFAULT  VALUES   HELP\n"
+                   "  cancel_streak_limit  integer  16       1..1024  "));
+    CHECK(contains(out, "\n  timed_streak_limit   integer  6        1..1024  "));
+}
+
+TEST_CASE("plugins info - an unknown name suggests the closest and exits 2") {
+    const auto r = run_rtctl({"plugins", "info", "epol"});
+    CHECK(r.status == 2);
+    CHECK(r.out == "");
+    CHECK(r.err ==
+          "rtctl plugins info: no plugin named 'epol'; did you mean 'epoll'? (see 'rtctl plugins "
+          "list')\n");
+}
