@@ -296,8 +296,10 @@ void current_thread_driver::drive_root_on(std::unique_ptr<worker>& w, task_heade
     w->store().remove(root->id);
 
     // Bounded drain: run what is runnable now, never wait on timers or I/O.
-    unsigned checks = 0;
-    w->run_loop_until([&] { return ++checks > post_root_drain_turns; }, true);
+    if (w->has_runnable() || w->has_io()) {
+        unsigned checks = 0;
+        w->run_loop_until([&] { return ++checks > post_root_drain_turns; }, true);
+    }
 }
 
 void current_thread_driver::poll_root(task_header* root) {
@@ -324,9 +326,7 @@ void current_thread_driver::poll_directly(task_header* root) {
         if (holder) {
             // This thread holds the worker below us (block_on inside a task):
             // keep its timers firing so a sleeping root can finish.
-            std::optional<instant> next = holder->timers().next_deadline();
-            if (next && *next <= holder->timers().now())
-                holder->timers().fire(holder->timers().now());
+            holder->fire_due_timers();
             if (!root_wake_pending(root))
                 std::this_thread::sleep_for(std::chrono::microseconds(200));
         } else {

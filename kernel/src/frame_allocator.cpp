@@ -92,7 +92,9 @@ std::byte* map_chunk() {
 }
 
 /// Set once this thread's pool is gone (frames freed by later thread-exit code).
-thread_local bool pool_gone = false;
+[[gnu::tls_model("initial-exec")]] thread_local bool pool_gone = false;
+/// This thread's pool once created: one %fs-relative load on the hot path.
+[[gnu::tls_model("initial-exec")]] thread_local frame_pool* pool_of_thread = nullptr;
 
 struct thread_pool {
     frame_pool pool;
@@ -104,12 +106,18 @@ struct thread_pool {
         std::lock_guard lock(stash_mutex);
         stash().merge_from(pool);
         pool_gone = true;
+        pool_of_thread = nullptr;
     }
 };
 
-frame_pool& local_pool() {
-    static thread_local thread_pool pool;
+frame_pool& create_local_pool() {
+    static thread_local thread_pool pool;  // registers the exit hand-over
+    pool_of_thread = &pool.pool;
     return pool.pool;
+}
+
+frame_pool& local_pool() {
+    return pool_of_thread ? *pool_of_thread : create_local_pool();
 }
 
 void* allocate_from(frame_pool& pool, std::size_t size) {

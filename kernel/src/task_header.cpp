@@ -11,14 +11,8 @@
 
 namespace rtkit::detail {
 
-thread_context& this_thread() noexcept {
-    static thread_local thread_context context;
-    return context;
-}
-
-task_header* current_task() noexcept {
-    return this_thread().task;
-}
+__thread task_header* current_task_slot __attribute__((tls_model("initial-exec"))) = nullptr;
+__thread thread_context this_thread_context __attribute__((tls_model("initial-exec")));
 
 void throw_cancelled() {
     task_header* t = current_task();
@@ -172,7 +166,7 @@ timer_ticket arm_timer(scheduler& sched, instant deadline, waker w) {
 void cancel_timer(scheduler& sched, timer_ticket& ticket) noexcept {
     if (!ticket.remote) {
         if (worker* holder = this_thread().active_worker; holder == sched.home())
-            holder->timers().cancel(ticket.handle);
+            holder->cancel_timer(ticket.handle);
         return;
     }
     // Off the worker: ask the worker to disarm it (the request keeps it alive).

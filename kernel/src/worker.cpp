@@ -99,7 +99,7 @@ void worker::drain_remote() {
                 break;
             case remote_item::kind::arm_timer: {
                 auto* t = static_cast<remote_timer*>(item.target);
-                if (t->to_wake) t->handle = timers_->insert(t->deadline, std::move(t->to_wake));
+                if (t->to_wake) t->handle = arm_timer(t->deadline, std::move(t->to_wake));
                 t->release();
                 break;
             }
@@ -111,7 +111,7 @@ void worker::drain_remote() {
             }
             case remote_item::kind::cancel_timer: {
                 auto* t = static_cast<remote_timer*>(item.target);
-                if (t->handle) timers_->cancel(t->handle);
+                if (t->handle) cancel_timer(t->handle);
                 t->release();
                 break;
             }
@@ -121,22 +121,24 @@ void worker::drain_remote() {
 }
 
 void worker::fire_due_timers() {
+    if (armed_timers_ == 0) return;
     std::optional<instant> next = timers_->next_deadline();
     if (!next) return;
     now_ = timers_->now();
-    if (*next <= now_) timers_->fire(now_);
+    if (*next <= now_) armed_timers_ -= std::min(armed_timers_, timers_->fire(now_));
 }
 
 bool worker::has_runnable() {
     // Queued work counts even if it is a timed task not yet due: that errs on
     // the side of driving the worker once more.
     if (lanes_->size() > 0 || sched_.remote_pending()) return true;
+    if (armed_timers_ == 0) return false;
     std::optional<instant> next = timers_->next_deadline();
     return next && *next <= timers_->now();
 }
 
 std::optional<instant> worker::next_deadline() const noexcept {
-    std::optional<instant> timer = timers_->next_deadline();
+    std::optional<instant> timer = armed_timers_ ? timers_->next_deadline() : std::nullopt;
     std::optional<instant> timed = lanes_->next_deadline();
     if (timer && timed) return std::min(*timer, *timed);
     return timer ? timer : timed;

@@ -30,11 +30,12 @@ class worker {
 
     scheduler& sched() noexcept { return sched_; }
     reactor& io() noexcept { return *io_; }
+    /// The timer driver's clock (any use that does not arm or cancel).
+    instant now() const noexcept { return timers_->now(); }
     /// Counts descriptors registered with the reactor: while there are any, a
     /// busy worker also polls the reactor, and an idle one is never left resting.
     void io_registered(int delta) noexcept { io_registrations_ += delta; }
     bool has_io() const noexcept { return io_registrations_ > 0; }
-    timer_driver& timers() noexcept { return *timers_; }
     task_store& store() noexcept { return store_; }
 
     /// Registers a spawned task (already marked scheduled) and makes it runnable.
@@ -66,10 +67,19 @@ class worker {
     /// The earliest instant something becomes runnable by time alone.
     std::optional<instant> next_deadline() const noexcept;
 
-    /// Arms a timer for a task polled by this worker's holder.
+    /// Arms and disarms timers for tasks polled by this worker's holder. All
+    /// arming goes through here, so the worker knows when none is armed and can
+    /// skip asking the timer driver on every turn.
     timer_handle arm_timer(instant deadline, waker w) {
-        return timers_->insert(deadline, std::move(w));
+        timer_handle h = timers_->insert(deadline, std::move(w));
+        ++armed_timers_;
+        return h;
     }
+    void cancel_timer(timer_handle h) noexcept {
+        if (timers_->cancel(h)) --armed_timers_;
+    }
+    /// Fires the timers that are due now (if any is armed).
+    void fire_due_timers();
 
   private:
     /// Every this many polls, a busy worker also drains remote requests and fires timers.
@@ -77,7 +87,6 @@ class worker {
 
     void maintain();
     void drain_remote();
-    void fire_due_timers();
     void complete(task_header* task);
     template <class Stop>
     void park(Stop& stop);
@@ -92,6 +101,7 @@ class worker {
     instant now_{};  ///< clock reading of the last maintenance, for the timed lane
     unsigned tick_ = 0;
     long io_registrations_ = 0;
+    std::size_t armed_timers_ = 0;
     /// Local tasks that became runnable while a thread other than their owner
     /// held the worker; each waits here (still marked scheduled, so further
     /// wakes are no-ops) until its owner drives the worker again.

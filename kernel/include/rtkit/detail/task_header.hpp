@@ -89,8 +89,15 @@ struct task_header : schedulable {
     void release() noexcept;
 };
 
+/// The task being polled on this thread. A plain (GNU `__thread`) variable in
+/// the static TLS block of the kernel library, so reading it is one
+/// %fs-relative load: it is read at every await.
+extern __thread task_header* current_task_slot __attribute__((tls_model("initial-exec")));
+
 /// The task being polled on this thread, or nullptr outside a poll.
-task_header* current_task() noexcept;
+inline task_header* current_task() noexcept {
+    return current_task_slot;
+}
 
 /// Throws task_cancelled when the task polled on this thread has a pending
 /// cancellation request. Every kernel await point calls it.
