@@ -1,14 +1,17 @@
-// rtbench WORKLOAD [--config FILE] [--set KEY=VALUE]...
+// rtbench WORKLOAD [--config FILE] [--set KEY=VALUE]... [--port PORT]
 //
 // Runs one workload of shared/bench/WORKLOADS.md on the runtime the
 // configuration describes and prints its result line in that file's format.
+// W7 is a server instead: it serves TCP echo on 127.0.0.1:PORT until SIGTERM.
 #include <sys/resource.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <string>
 #include <vector>
 
+#include "echo_server.hpp"
 #include "rtkit/rtkit.hpp"
 #include "workloads.hpp"
 #ifdef RTBENCH_HAS_CONFIG
@@ -25,21 +28,31 @@ double cpu_seconds() {
 }
 
 int usage_error(const std::string& message) {
-    std::fprintf(stderr, "rtbench: %s\nusage: rtbench WORKLOAD [--config FILE] [--set KEY=VALUE]...\n",
-                 message.c_str());
+    std::fprintf(
+        stderr,
+        "rtbench: %s\nusage: rtbench WORKLOAD [--config FILE] [--set KEY=VALUE]... [--port PORT]\n",
+        message.c_str());
     return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc < 2) return usage_error("missing workload (" + std::string(rtbench::known_workloads()) + ")");
+    if (argc < 2)
+        return usage_error("missing workload (" + std::string(rtbench::known_workloads()) + ")");
     std::string workload = argv[1];
     rtkit::runtime_config config;
     std::vector<std::string> overrides;
+    long port = -1;
     for (int i = 2; i < argc; ++i) {
         std::string arg = argv[i];
-        if ((arg == "--config" || arg == "--set") && i + 1 < argc) {
+        if (arg == "--port" && i + 1 < argc) {
+            char* end = nullptr;
+            port = std::strtol(argv[++i], &end, 10);
+            if (*end != '\0' || port < 1 || port > 65535)
+                return usage_error("--port needs a TCP port number (1-65535), not '" +
+                                   std::string(argv[i]) + "'");
+        } else if ((arg == "--config" || arg == "--set") && i + 1 < argc) {
             std::string value = argv[++i];
 #ifdef RTBENCH_HAS_CONFIG
             if (arg == "--config")
@@ -55,16 +68,23 @@ int main(int argc, char** argv) {
     }
     try {
 #ifdef RTBENCH_HAS_CONFIG
-        for (const std::string& o : overrides) rtkit::config::apply_override(config, o);
+        for (const std::string& o : overrides)
+            rtkit::config::apply_override(config, o);
 #endif
         rtkit::runtime rt(config);
+        if (workload == "W7") {
+            if (port < 0) return usage_error("W7 serves TCP echo and needs --port PORT");
+            return rtbench::run_echo_server(rt, static_cast<std::uint16_t>(port));
+        }
         double cpu_before = cpu_seconds();
         rtbench::result r = rtbench::run_workload(workload, rt);
         double cpu = cpu_seconds() - cpu_before;
-        std::printf("workload=%s runtime=rtkit n=%llu seconds=%.6f ns_per_op=%.2f checksum=%lld cpu_seconds=%.3f%s%s\n",
-                    r.workload.c_str(), static_cast<unsigned long long>(r.n), r.seconds,
-                    r.seconds * 1e9 / static_cast<double>(r.n), static_cast<long long>(r.checksum), cpu,
-                    r.extra.empty() ? "" : " ", r.extra.c_str());
+        std::printf(
+            "workload=%s runtime=rtkit n=%llu seconds=%.6f ns_per_op=%.2f checksum=%lld "
+            "cpu_seconds=%.3f%s%s\n",
+            r.workload.c_str(), static_cast<unsigned long long>(r.n), r.seconds,
+            r.seconds * 1e9 / static_cast<double>(r.n), static_cast<long long>(r.checksum), cpu,
+            r.extra.empty() ? "" : " ", r.extra.c_str());
         return 0;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "rtbench: %s\n", e.what());
