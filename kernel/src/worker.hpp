@@ -115,8 +115,12 @@ void worker::run_loop_until(Stop&& stop, bool return_when_idle) {
         if (run_once()) continue;
         maintain();
         if (has_runnable()) continue;
-        if (has_io() && io_->poll(duration{0}) > 0) continue;  // readiness that already arrived
-        if (return_when_idle) return;
+        if (return_when_idle) {
+            // Readiness that already arrived counts as runnable work; waiting for
+            // more does not. (A parking worker gets both from one poll.)
+            if (has_io() && io_->poll(duration{0}) > 0) continue;
+            return;
+        }
         park(stop);
     }
 }
