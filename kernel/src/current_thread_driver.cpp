@@ -234,12 +234,9 @@ void current_thread_driver::shutdown_from_caller() {
 void current_thread_driver::drive(task_header* root) {
     root->sched = &sched_;
     root->state.store(task_state::root | task_state::root_woken, std::memory_order_relaxed);
+    // The root spawns into the runtime's root region. It is not counted in it:
+    // that region only ever closes at shutdown, when no block_on is running.
     root->region = &root_region_;
-    root_region_.enter();
-    struct leave_on_exit {
-        region_node& region;
-        ~leave_on_exit() { region.leave(); }
-    } member{root_region_};
 
     // Same runtime, from a root polled on this thread: drive the parked worker.
     // Otherwise borrow it from the background thread.

@@ -139,7 +139,7 @@ bool worker::has_runnable() {
 
 std::optional<instant> worker::next_deadline() const noexcept {
     std::optional<instant> timer = armed_timers_ ? timers_->next_deadline() : std::nullopt;
-    std::optional<instant> timed = lanes_->next_deadline();
+    std::optional<instant> timed = lanes_->size() ? lanes_->next_deadline() : std::nullopt;
     if (timer && timed) return std::min(*timer, *timed);
     return timer ? timer : timed;
 }
