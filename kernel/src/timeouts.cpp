@@ -88,10 +88,12 @@ bool pop_timeout(timeout_state& scope) noexcept {
 }
 
 void arm_timeouts(task_header& task, task_extras& extras) {
+    if (extras.timeouts->timer) return;  // all armed: the innermost is armed last
+    const instant now = scheduler_now(*task.sched);
     for (timeout_state* s = extras.timeouts; s && !s->timer; s = s->outer) {
         auto* timer = new armed_timer(&task);
         s->timer = timer;
-        s->ticket = arm_timer(*task.sched, s->deadline, waker(timer, &timeout_waker_vtable));
+        s->ticket = arm_timer(*task.sched, now + s->limit, waker(timer, &timeout_waker_vtable));
     }
 }
 

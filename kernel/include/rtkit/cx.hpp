@@ -133,13 +133,15 @@ class cx {
         return detail::sleep_awaiter(*sched_, deadline);
     }
 
-    /// Runs `inner` inline with a deadline `d` from now. `co_await` yields the
-    /// value as std::optional<T>, empty when the deadline passed first (the
-    /// inner work was cancelled and unwound); for task<void>, a bool saying
-    /// whether it completed. The timer is armed only if `inner` suspends.
+    /// Runs `inner` inline and gives it `d` to finish once it starts waiting.
+    /// `co_await` yields the value as std::optional<T>, empty when the time ran
+    /// out first (the inner work was cancelled and unwound); for task<void>, a
+    /// bool saying whether it completed. The clock is read and the timer armed
+    /// only when `inner` first suspends, so ready work costs neither; the
+    /// synchronous start before that first wait does not count against `d`.
     template <class T>
     detail::timeout_awaiter<T> timeout(duration d, task<T> inner) const {
-        return detail::timeout_awaiter<T>(now() + d, std::move(inner));
+        return detail::timeout_awaiter<T>(d, std::move(inner));
     }
 
     /// Lets the other ready tasks run before this one continues.

@@ -9,13 +9,18 @@
 namespace rtkit::detail {
 
 /// One active timeout of a task, innermost first in task_extras::timeouts.
-/// Lives in the frame of run_timeout. Its timer is armed lazily, by the poller,
-/// the first time the task suspends inside the scope (see arm_timeouts), so an
-/// operation that completes at once never touches the timer driver.
+/// Lives in the timeout awaiter. Its timer is armed lazily, by the poller, the
+/// first time the task suspends inside the scope (see arm_timeouts): the
+/// deadline is `limit` after that moment. So an operation that completes
+/// without waiting never reads the clock or touches the timer driver, and the
+/// limit bounds the time spent waiting (plus the synchronous start before the
+/// first wait, which is not counted).
 struct timeout_state {
     timeout_state* outer = nullptr;
     task_header* task = nullptr;  ///< the task whose scope this is
-    instant deadline;
+    /// How long the task may wait inside the scope. The clock is read when the
+    /// timer is armed, at the task's first suspension inside the scope.
+    duration limit{};
     /// Shared with the armed timer's waker (null until armed).
     struct armed_timer* timer = nullptr;
     timer_ticket ticket;
@@ -36,8 +41,8 @@ class timeout_awaiter {
   public:
     using result_type = std::conditional_t<std::is_void_v<T>, bool, std::optional<T>>;
 
-    timeout_awaiter(instant deadline, task<T> inner) noexcept : inner_(inner.release()) {
-        scope_.deadline = deadline;
+    timeout_awaiter(duration limit, task<T> inner) noexcept : inner_(inner.release()) {
+        scope_.limit = limit;
     }
     timeout_awaiter(const timeout_awaiter&) = delete;
     timeout_awaiter& operator=(const timeout_awaiter&) = delete;
