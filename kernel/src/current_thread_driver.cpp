@@ -144,7 +144,9 @@ std::unique_ptr<worker> current_thread_driver::acquire() {
             // Fast path: the previous borrower handed it back and the background
             // thread has not taken it yet (always so when it came back idle).
             slot_ = slot_state::loaned;
-            sched_.park.store(scheduler::dispatching, std::memory_order_seq_cst);
+            // No fence needed: a submitter that still sees `resting` only makes
+            // a spurious notify, and parking later publishes with seq_cst.
+            sched_.park.store(scheduler::dispatching, std::memory_order_relaxed);
             return std::move(held_);
         case slot_state::background:
             slot_ = slot_state::requested;
