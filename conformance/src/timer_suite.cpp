@@ -6,8 +6,8 @@
 #include <random>
 #include <thread>
 
-#include "rtkit/conformance/conformance.hpp"
 #include "counting_waker.hpp"
+#include "rtkit/conformance/conformance.hpp"
 #include "suite_support.hpp"
 
 namespace rtkit::conformance {
