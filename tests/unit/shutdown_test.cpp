@@ -106,3 +106,26 @@ TEST_CASE("shutdown: is idempotent and the destructor after it is fine") {
     rt.shutdown();
     CHECK_THROWS_AS(rt.block_on(test::value_of(1)), std::logic_error);
 }
+
+TEST_CASE(
+    "shutdown: a destructor that re-enters shutdown while the worker retires does not deadlock") {
+    auto rt = std::make_unique<runtime>();
+    std::atomic<bool> reentered{false};
+    struct shuts_down_again {
+        runtime* r;
+        std::atomic<bool>* flag;
+        ~shuts_down_again() {
+            r->shutdown();  // runs inside the worker's retirement
+            *flag = true;
+        }
+    };
+    rt->block_on([&]() -> task<void> {
+        (void)spawn([](runtime* r, std::atomic<bool>* f) -> task<void> {
+            shuts_down_again guard{r, f};
+            co_await sleep(std::chrono::hours(1));
+        }(rt.get(), &reentered));
+        co_await yield_now();
+    }());
+    rt.reset();
+    CHECK(reentered);
+}
