@@ -56,27 +56,54 @@ task<std::int64_t> ready_value(std::int64_t v) {
     co_return v;
 }
 
-// W5: an already-complete operation in a 10 s timeout, n times.
-task<std::int64_t> timeout_ready(std::int64_t n) {
-    std::int64_t sum = 0;
-    for (std::int64_t i = 0; i < n; ++i)
-        sum += *co_await rtkit::timeout(std::chrono::seconds(10), ready_value(i));
-    co_return sum;
-}
-
-// W9: an operation that completes after one yield, in a 10 s timeout: the
-// timer is really armed and then cancelled.
+// W5 and W9: n operations, each in a 10 s timeout. W5's completes at once (the
+// timer may be skipped); W9's after one yield (the timer is armed, then cancelled).
 task<std::int64_t> after_one_yield(std::int64_t v) {
     co_await rtkit::yield_now();
     co_return v;
 }
 
-task<std::int64_t> timeout_pending(std::int64_t n) {
+template <class Operation>
+task<std::int64_t> in_timeouts(std::int64_t n, Operation operation) {
     std::int64_t sum = 0;
     for (std::int64_t i = 0; i < n; ++i)
-        sum += *co_await rtkit::timeout(std::chrono::seconds(10), after_one_yield(i));
+        sum += *co_await rtkit::timeout(std::chrono::seconds(10), operation(i));
     co_return sum;
 }
+
+// W8: block_on on an already-complete future, n times from this thread.
+std::int64_t block_on_ready(rtkit::runtime& rt, std::int64_t n) {
+    std::int64_t sum = 0;
+    for (std::int64_t i = 0; i < n; ++i)
+        sum += rt.block_on(ready_value(i));
+    return sum;
+}
+
+/// One workload: its id, its name in the result line, its size, and how to run it.
+struct workload {
+    std::string_view id;
+    std::string_view name;
+    std::int64_t n;
+    std::int64_t (*run)(rtkit::runtime& rt, std::int64_t n);
+};
+
+constexpr workload workloads[] = {
+    {"W1", "spawn_join_st", 1'000'000,
+     [](rtkit::runtime& rt, std::int64_t n) { return rt.block_on(spawn_join(n)); }},
+    {"W3", "yield_storm", 10'000'000,
+     [](rtkit::runtime& rt, std::int64_t n) {
+         return rt.block_on(yield_storm(1000, static_cast<int>(n / 1000)));
+     }},
+    {"W4", "ping_pong", 1'000'000,
+     [](rtkit::runtime& rt, std::int64_t n) { return rt.block_on(rtbench_ping_pong(n)); }},
+    {"W5", "timeout_ready", 1'000'000,
+     [](rtkit::runtime& rt, std::int64_t n) { return rt.block_on(in_timeouts(n, ready_value)); }},
+    {"W8", "block_on_ready", 1'000'000, block_on_ready},
+    {"W9", "timeout_pending", 1'000'000,
+     [](rtkit::runtime& rt, std::int64_t n) {
+         return rt.block_on(in_timeouts(n, after_one_yield));
+     }},
+};
 
 }  // namespace
 
@@ -85,45 +112,18 @@ std::string_view known_workloads() {
 }
 
 result run_workload(std::string_view id, rtkit::runtime& rt) {
-    result r;
-    auto start = clock_type::now();
-    if (id == "W1") {
-        r.workload = "spawn_join_st";
-        r.n = 1'000'000;
-        start = clock_type::now();
-        r.checksum = rt.block_on(spawn_join(static_cast<std::int64_t>(r.n)));
-    } else if (id == "W3") {
-        r.workload = "yield_storm";
-        r.n = 10'000'000;
-        start = clock_type::now();
-        r.checksum = rt.block_on(yield_storm(1000, 10'000));
-    } else if (id == "W4") {
-        r.workload = "ping_pong";
-        r.n = 1'000'000;
-        start = clock_type::now();
-        r.checksum = rt.block_on(rtbench_ping_pong(static_cast<std::int64_t>(r.n)));
-    } else if (id == "W5") {
-        r.workload = "timeout_ready";
-        r.n = 1'000'000;
-        start = clock_type::now();
-        r.checksum = rt.block_on(timeout_ready(static_cast<std::int64_t>(r.n)));
-    } else if (id == "W9") {
-        r.workload = "timeout_pending";
-        r.n = 1'000'000;
-        start = clock_type::now();
-        r.checksum = rt.block_on(timeout_pending(static_cast<std::int64_t>(r.n)));
-    } else if (id == "W8") {
-        r.workload = "block_on_ready";
-        r.n = 1'000'000;
-        start = clock_type::now();
-        for (std::int64_t i = 0; i < static_cast<std::int64_t>(r.n); ++i)
-            r.checksum += rt.block_on(ready_value(i));
-    } else {
-        throw std::invalid_argument("unknown workload '" + std::string(id) + "': expected one of " +
-                                    std::string(known_workloads()));
+    for (const workload& w : workloads) {
+        if (w.id != id) continue;
+        result r;
+        r.workload = std::string(w.name);
+        r.n = static_cast<std::uint64_t>(w.n);
+        const auto start = clock_type::now();
+        r.checksum = w.run(rt, w.n);
+        r.seconds = seconds_since(start);
+        return r;
     }
-    r.seconds = seconds_since(start);
-    return r;
+    throw std::invalid_argument("unknown workload '" + std::string(id) + "': expected one of " +
+                                std::string(known_workloads()));
 }
 
 }  // namespace rtbench
