@@ -1,9 +1,8 @@
 #pragma once
 // The slab of live tasks of one worker, with generational ids.
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
-#include <memory>
-#include <vector>
 
 #include "rtkit/detail/task_header.hpp"
 
@@ -11,12 +10,22 @@ namespace rtkit::detail {
 
 /// Maps task ids to live tasks. An id is (generation << 32 | index + 1): when a
 /// task leaves, its slot's generation moves on, so a stale id finds nothing
-/// instead of a later task. Slots live in fixed-size pages that never move, so
-/// growing the store never copies it (a million live tasks cost 16 MB, touched
-/// once). Owner thread only (the worker's holder), except size().
+/// instead of a later task. Owner thread only (the worker's holder), except size().
+///
+/// The slots are one array in a range of address space reserved up front and
+/// touched only as it fills, so growing never copies and an index is one add.
+/// Spawn-heavy work is bound by first-touch page faults here, so past its first
+/// 2 MiB (131,072 slots, plain pages for small runtimes) the range asks for
+/// transparent huge pages: a million live tasks then fault 8 pages, not 4,000.
 class task_store {
   public:
-    /// Registers `task` and returns its id.
+    task_store();
+    ~task_store();
+    task_store(const task_store&) = delete;
+    task_store& operator=(const task_store&) = delete;
+
+    /// Registers `task` and returns its id. Throws std::length_error when the
+    /// reserved range is full (max_size() live tasks on one worker).
     task_id insert(task_header* task);
     /// Forgets the task with `id`; a stale id is ignored.
     void remove(task_id id) noexcept;
@@ -24,12 +33,14 @@ class task_store {
     task_header* find(task_id id) const noexcept;
     /// How many tasks are registered. Any thread may read it (a snapshot).
     std::size_t size() const noexcept { return live_.load(std::memory_order_relaxed); }
+    /// How many tasks it can hold at once.
+    std::size_t max_size() const noexcept { return capacity_; }
 
     /// Calls f(task_header*) for every live task (f must not insert or remove).
     template <class F>
     void for_each(F&& f) const {
         for (std::uint32_t i = 0; i < used_; ++i)
-            if (task_header* t = slot_at(i).task) f(t);
+            if (task_header* t = slots_[i].task) f(t);
     }
 
   private:
@@ -38,14 +49,9 @@ class task_store {
         std::uint32_t generation = 1;
         std::uint32_t next_free = 0;  ///< index + 1 of the next free slot, 0 = none
     };
-    static constexpr std::uint32_t page_bits = 12;  // 4096 slots, 64 KiB a page
-    static constexpr std::uint32_t page_size = 1u << page_bits;
 
-    slot& slot_at(std::uint32_t index) const noexcept {
-        return pages_[index >> page_bits][index & (page_size - 1)];
-    }
-
-    std::vector<std::unique_ptr<slot[]>> pages_;
+    slot* slots_ = nullptr;  ///< the reserved range; slots below used_ are constructed
+    std::uint32_t capacity_ = 0;
     std::uint32_t used_ = 0;       ///< slots ever handed out (the high-water mark)
     std::uint32_t free_head_ = 0;  ///< index + 1 of the first free slot, 0 = none
     /// Written by the owner only (load + store, no locked instruction), read by anyone.
