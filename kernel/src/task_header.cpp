@@ -50,6 +50,19 @@ void wake_task(task_header* task) noexcept {
     if (!(s & running)) task->sched->schedule(task);
 }
 
+}  // namespace
+
+bool wake_if_polled_here(task_header* task) noexcept {
+    // A root may be polled by its caller off the worker, so it never qualifies.
+    if (task->state.load(std::memory_order_relaxed) & task_state::root) return false;
+    worker* holder = this_thread().active_worker;
+    if (!holder || holder != task->sched->home()) return false;
+    wake_task(task);
+    return true;
+}
+
+namespace {
+
 void waker_wake(void* data) {
     auto* task = static_cast<task_header*>(data);
     wake_task(task);

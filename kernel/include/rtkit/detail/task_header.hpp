@@ -89,6 +89,13 @@ struct task_header : schedulable {
     void release() noexcept;
 };
 
+/// Wakes `task` at once, without a waker, when this thread holds the worker
+/// that polls it: it then cannot run before the caller returns to that worker.
+/// Returns false (and does nothing) otherwise. Lets a sync primitive wake a
+/// waiter under its lock with no reference taken, since the waiter's node lives
+/// in the task's frame and leaves its queue only under that same lock.
+bool wake_if_polled_here(task_header* task) noexcept;
+
 /// The task being polled on this thread. A plain (GNU `__thread`) variable in
 /// the static TLS block of the kernel library, so reading it is one
 /// %fs-relative load: it is read at every await.

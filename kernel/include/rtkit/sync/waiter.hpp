@@ -27,8 +27,10 @@ enum class wait_state : std::uint8_t {
 struct waiter {
     waiter* prev = nullptr;
     waiter* next = nullptr;
-    /// The waiting task's waker; moved out by whoever grants or closes.
-    waker wake;
+    /// The waiting task. Not a reference: the node lives in that task's frame,
+    /// and the frame cannot go before the node left its queue under the
+    /// primitive's lock (the awaiter's destructor and await_resume see to it).
+    rtkit::detail::task_header* task = nullptr;
     /// Written under the primitive's lock, read without it by the leaf check.
     std::atomic<wait_state> state{wait_state::idle};
     /// How many permits the waiter asks for (semaphore) or was given.
@@ -107,11 +109,18 @@ class pending_wakes {
     std::vector<waker> rest_;
 };
 
-/// Settles `w` (granted or closed), taking its waker into `wakes`. The lock
-/// holder calls it after unlinking `w`. After the store the awaiter may resume
-/// (the leaf check reads the state without the lock), so `w` is not touched again.
+/// Settles `w` (granted or closed) and wakes its task. The lock holder calls it
+/// after unlinking `w`. A task polled by the worker this thread holds is woken
+/// at once: it cannot run before we return, and it cannot end while its node is
+/// settling under our lock. Any other task gets a waker (a reference) fired by
+/// `wakes` after the unlock. After the store the awaiter may resume (the leaf
+/// check reads the state without the lock), so `w` is not touched again.
 inline void settle(waiter& w, wait_state how, pending_wakes& wakes) noexcept {
-    waker to_wake = std::move(w.wake);
+    if (rtkit::detail::wake_if_polled_here(w.task)) {
+        w.state.store(how, std::memory_order_release);
+        return;
+    }
+    waker to_wake = w.task->make_waker();
     w.state.store(how, std::memory_order_release);
     wakes.add(std::move(to_wake));
 }
@@ -144,7 +153,7 @@ inline bool waiter_ready(void* node) noexcept {
 /// Arms `w` for `task` and installs the leaf check. Call with the primitive's
 /// lock held, just before (or after) linking `w` into the queue.
 inline void arm(waiter& w, rtkit::detail::task_header* task) noexcept {
-    w.wake = task->make_waker();
+    w.task = task;
     task->leaf_ready = &waiter_ready;
     task->leaf = &w;
 }
