@@ -1,9 +1,15 @@
 # rtkit_add_plugin(NAME KIND SOURCES ...)
 #
 # Builds a plugin library named rtkit_<KIND>_<NAME> (no "lib" prefix) with hidden
-# symbol visibility, so only the descriptor alias is exported. In the rtkit tree
-# it lands in lib/rtkit/plugins/ where the loader finds built-in plugins; the
-# same function is what the installed CMake package gives third parties.
+# symbol visibility, so only the descriptor alias is exported. KIND is reactor,
+# timer or lanes; NAME is what a configuration asks for ([reactor] plugin = "NAME").
+#
+# The same function serves the rtkit tree and, through find_package(rtkit), third
+# parties. Two optional variables, read when it is called:
+#   RTKIT_PLUGIN_OUTPUT_DIR   where the file is built (the rtkit tree sets
+#                             lib/rtkit/plugins; unset: the usual output directory)
+#   RTKIT_PLUGIN_INSTALL_DIR  adds an install rule to this directory (relative to
+#                             the install prefix); unset: no install rule
 function(rtkit_add_plugin NAME KIND)
   set(target rtkit_${KIND}_${NAME})
   add_library(${target} MODULE ${ARGN})
