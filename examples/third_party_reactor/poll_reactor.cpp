@@ -1,0 +1,236 @@
+#include "poll_reactor.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <string>
+#include <system_error>
+
+namespace example_poll {
+namespace {
+
+constexpr std::uint32_t no_slot = UINT32_MAX;
+
+constexpr std::uint32_t index_of(rtkit::io_token t) {
+    return static_cast<std::uint32_t>(t);
+}
+constexpr std::uint32_t generation_of(rtkit::io_token t) {
+    return static_cast<std::uint32_t>(t >> 32);
+}
+constexpr rtkit::io_token make_token(std::uint32_t index, std::uint32_t generation) {
+    return index | (std::uint64_t{generation} << 32);
+}
+
+[[noreturn]] void throw_errno(int error, const std::string& what) {
+    throw std::system_error(error, std::generic_category(), what);
+}
+
+/// Hangup and error concern every direction, so they are always reported.
+constexpr unsigned always_reported = rtkit::ready::hangup | rtkit::ready::error;
+
+// POLLRDHUP (the peer shut down its writing side) is Linux-only; elsewhere a
+// peer that closes is still reported, as POLLHUP or as readable-then-EOF.
+#ifdef POLLRDHUP
+constexpr short peer_hangup = POLLRDHUP;
+#else
+constexpr short peer_hangup = 0;
+#endif
+
+unsigned ready_bits(short revents) {
+    unsigned bits = 0;
+    if (revents & POLLIN) bits |= rtkit::ready::readable;
+    if (revents & POLLOUT) bits |= rtkit::ready::writable;
+    if (revents & (POLLHUP | peer_hangup)) bits |= rtkit::ready::hangup;
+    // POLLNVAL: the descriptor was closed before remove(); report it rather
+    // than poll a number that may already belong to another file.
+    if (revents & (POLLERR | POLLNVAL)) bits |= rtkit::ready::error;
+    return bits;
+}
+
+/// A pipe whose ends are non-blocking and closed on exec. pipe() and fcntl()
+/// rather than pipe2() so the example stays portable, like poll(2) itself.
+void make_self_pipe(int& read_end, int& write_end) {
+    int fds[2];
+    if (::pipe(fds) < 0) throw_errno(errno, "pipe");
+    for (const int fd : fds) {
+        const int flags = ::fcntl(fd, F_GETFL);
+        if (flags < 0 || ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0 ||
+            ::fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
+            const int saved = errno;
+            ::close(fds[0]);
+            ::close(fds[1]);
+            throw_errno(saved, "fcntl on the wake pipe");
+        }
+    }
+    read_end = fds[0];
+    write_end = fds[1];
+}
+
+}  // namespace
+
+bool poll_reactor::wants(const registration& r, rtkit::interest direction) noexcept {
+    return (r.interest & static_cast<std::uint8_t>(direction)) != 0;
+}
+
+poll_reactor::poll_reactor(const rtkit::plugin_options& /*options: it declares none*/)
+    : free_head_(no_slot) {
+    make_self_pipe(wake_read_, wake_write_);
+}
+
+poll_reactor::~poll_reactor() {
+    ::close(wake_read_);
+    ::close(wake_write_);
+}
+
+poll_reactor::registration* poll_reactor::lookup(rtkit::io_token token) noexcept {
+    const std::uint32_t index = index_of(token);
+    if (index >= slab_.size()) return nullptr;
+    registration& r = slab_[index];
+    return r.in_use && r.generation == generation_of(token) ? &r : nullptr;
+}
+
+rtkit::io_token poll_reactor::add(int fd, rtkit::interest what) {
+    // poll(2) keeps no registration to fail, so check the descriptor here: a
+    // bad one must be refused now, as epoll_ctl(ADD) would, not reported later.
+    if (fd < 0 || ::fcntl(fd, F_GETFD) < 0)
+        throw_errno(EBADF, "poll reactor add(fd " + std::to_string(fd) + ")");
+    std::uint32_t index = free_head_;
+    if (index == no_slot) {
+        slab_.emplace_back();
+        index = static_cast<std::uint32_t>(slab_.size() - 1);
+    } else {
+        free_head_ = slab_[index].next_free;
+    }
+    registration& r = slab_[index];
+    r.in_use = true;
+    r.fd = fd;
+    r.interest = static_cast<std::uint8_t>(what);
+    r.latched = 0;
+    return make_token(index, r.generation);
+}
+
+void poll_reactor::modify(rtkit::io_token token, rtkit::interest what) {
+    registration* r = lookup(token);
+    if (!r) throw_errno(ENOENT, "poll reactor modify");
+    // The next poll() asks for the new interest; nothing else to change.
+    r->interest = static_cast<std::uint8_t>(what);
+    if (!wants(*r, rtkit::interest::read)) r->reader.reset();
+    if (!wants(*r, rtkit::interest::write)) r->writer.reset();
+}
+
+void poll_reactor::remove(rtkit::io_token token) noexcept {
+    registration* r = lookup(token);
+    if (!r) return;
+    r->reader.reset();
+    r->writer.reset();
+    r->in_use = false;
+    r->fd = -1;
+    r->latched = 0;
+    if (++r->generation == 0) r->generation = 1;
+    r->next_free = free_head_;
+    free_head_ = index_of(token);
+}
+
+unsigned poll_reactor::poll_ready(rtkit::io_token token, rtkit::interest want,
+                                  const rtkit::waker& w) {
+    registration* r = lookup(token);
+    if (!r) return rtkit::ready::error;
+    const unsigned want_bits = static_cast<unsigned>(want);
+    const unsigned ready = r->latched & (want_bits | always_reported);
+    if (ready) return ready;
+    // Re-arming the same task's waker is common (a retry loop): skip the copy.
+    if (want_bits & rtkit::ready::readable && !r->reader.will_wake(w)) r->reader = w;
+    if (want_bits & rtkit::ready::writable && !r->writer.will_wake(w)) r->writer = w;
+    return 0;
+}
+
+void poll_reactor::clear_ready(rtkit::io_token token, unsigned bits) noexcept {
+    if (registration* r = lookup(token)) r->latched &= ~bits;
+}
+
+void poll_reactor::build_poll_list() {
+    pollfds_.clear();
+    polled_.clear();
+    pollfds_.push_back(pollfd{wake_read_, POLLIN, 0});
+    for (std::uint32_t index = 0; index < slab_.size(); ++index) {
+        const registration& r = slab_[index];
+        // After a hangup or an error every poll_ready answers at once, so
+        // there is nothing left to wait for (and poll(2) would report it again
+        // on every call).
+        if (!r.in_use || r.latched & always_reported) continue;
+        short events = peer_hangup;
+        if (wants(r, rtkit::interest::read) && !(r.latched & rtkit::ready::readable))
+            events |= POLLIN;
+        if (wants(r, rtkit::interest::write) && !(r.latched & rtkit::ready::writable))
+            events |= POLLOUT;
+        // Still polled when both directions are latched: POLLHUP and POLLERR
+        // are reported whatever `events` asks for.
+        pollfds_.push_back(pollfd{r.fd, events, 0});
+        polled_.push_back(make_token(index, r.generation));
+    }
+}
+
+int poll_reactor::wait(rtkit::duration timeout) {
+    // poll(2) counts milliseconds: round up, since returning before the
+    // timeout would only make the caller wait again.
+    const auto to_ms = [](rtkit::duration d) {
+        if (d.count() < 0) return -1;
+        const std::int64_t rounded = (d.count() + 999'999) / 1'000'000;
+        return rounded > INT_MAX ? INT_MAX : static_cast<int>(rounded);
+    };
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    int n = ::poll(pollfds_.data(), static_cast<nfds_t>(pollfds_.size()), to_ms(timeout));
+    // EINTR is retried with what is left: poll() must end only for an event,
+    // a wake() or the timeout.
+    while (n < 0 && errno == EINTR) {
+        rtkit::duration left = timeout;
+        if (timeout.count() > 0)
+            left = std::max(rtkit::duration{0}, std::chrono::duration_cast<rtkit::duration>(
+                                                    deadline - std::chrono::steady_clock::now()));
+        n = ::poll(pollfds_.data(), static_cast<nfds_t>(pollfds_.size()), to_ms(left));
+    }
+    return n;
+}
+
+void poll_reactor::drain_wake_pipe() noexcept {
+    char buffer[64];
+    while (::read(wake_read_, buffer, sizeof buffer) > 0) {
+    }
+    // After draining, the next wake() must write again. acq_rel: a waker that
+    // saw the flag still set published its work before our exchange, so the
+    // caller of this poll() sees it.
+    wake_pending_.exchange(false, std::memory_order_acq_rel);
+}
+
+std::size_t poll_reactor::poll(rtkit::duration timeout) {
+    build_poll_list();
+    if (wait(timeout) < 0) throw_errno(errno, "poll");
+    if (pollfds_[0].revents) drain_wake_pipe();
+    std::size_t became_ready = 0;
+    for (std::size_t i = 1; i < pollfds_.size(); ++i) {
+        if (!pollfds_[i].revents) continue;
+        // Nothing removes a registration during poll() (wakers must not call
+        // back into the reactor); the generation check keeps it that way.
+        registration* r = lookup(polled_[i - 1]);
+        if (!r) continue;
+        const unsigned bits = ready_bits(pollfds_[i].revents);
+        r->latched |= bits;
+        if (bits & (r->interest | always_reported)) ++became_ready;
+        if (bits & (rtkit::ready::readable | always_reported)) r->reader.wake();
+        if (bits & (rtkit::ready::writable | always_reported)) r->writer.wake();
+    }
+    return became_ready;
+}
+
+void poll_reactor::wake() noexcept {
+    if (wake_pending_.exchange(true, std::memory_order_acq_rel)) return;  // already pending
+    const char byte = 1;
+    // Only EAGAIN (the pipe is full) can fail here, and then a wake is pending anyway.
+    [[maybe_unused]] const ssize_t n = ::write(wake_write_, &byte, 1);
+}
+
+}  // namespace example_poll
