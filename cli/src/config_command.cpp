@@ -104,7 +104,8 @@ int config_show_command(const config_options& options) {
     std::ostringstream out;
     out << "# effective configuration: --set > RTKIT_* environment > "
         << (options.file ? options.file->string() : std::string("(no file)")) << " > defaults\n";
-    const rtkit::plugin_loader loader(loaded->config.plugin_search_path);
+    const rtkit::plugin_loader loader(loaded->config.plugin_search_path,
+                                      {loaded->config.allow_insecure_plugins});
     for (const auto& table : rtkit::config::tables()) {
         out << "\n[" << table.name << "]\n";
         commented_lines lines;

@@ -20,7 +20,8 @@ std::optional<rtkit::plugin_loader> make_loader(const plugins_options& options) 
     try {
         const auto loaded =
             rtkit::config::load(rtkit::config::config_sources{options.config_file, true, {}});
-        return rtkit::plugin_loader(loaded.config.plugin_search_path);
+        return rtkit::plugin_loader(loaded.config.plugin_search_path,
+                                    {loaded.config.allow_insecure_plugins});
     } catch (const rtkit::config::config_error& e) {
         std::cerr << e.what() << '\n';
         return std::nullopt;

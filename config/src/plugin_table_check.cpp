@@ -1,6 +1,7 @@
 #include "plugin_table_check.hpp"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "rtkit/config/closest_match.hpp"
 #include "rtkit/config/toml_text.hpp"
@@ -12,7 +13,8 @@ namespace {
 /// The plugins of each kind on one search path, loaded once per check.
 class known_plugins {
   public:
-    explicit known_plugins(const runtime_config& config) : loader_(config.plugin_search_path) {
+    explicit known_plugins(const runtime_config& config)
+        : loader_(config.plugin_search_path, plugin_load_policy{config.allow_insecure_plugins}) {
         for (plugin_info& info : loader_.list())
             if (info.shadowed_by.empty()) plugins_.push_back(std::move(info));
     }
@@ -42,10 +44,31 @@ class known_plugins {
         const auto& dirs = loader_.search_path();
         for (std::size_t i = 0; i < dirs.size(); ++i)
             text += (i ? ", " : "") + dirs[i].string();
-        return text + ")";
+        return text + ")" + refusals(kind, name);
     }
 
   private:
+    /// "; WHY" for each file on the search path named like plugin `name`
+    /// (rtkit_KIND_NAME.so) that the loader refuses, so that an "unknown
+    /// plugin" error next to such a file says why it does not count (for
+    /// example permissions: see [plugins] allow_insecure).
+    std::string refusals(rtkit_plugin_kind kind, std::string_view name) const {
+        const std::string file =
+            "rtkit_" + std::string(kind_name(kind)) + "_" + std::string(name) + ".so";
+        std::string text;
+        for (const std::filesystem::path& dir : loader_.search_path()) {
+            std::error_code ec;
+            if (!std::filesystem::exists(dir / file, ec)) continue;
+            try {
+                loader_.inspect(dir / file);
+            } catch (const plugin_error& e) {
+                text += "; ";
+                text += e.what();
+            }
+        }
+        return text;
+    }
+
     plugin_loader loader_;
     std::vector<plugin_info> plugins_;
 };

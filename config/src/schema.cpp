@@ -32,20 +32,38 @@ constexpr std::array table_specs{
 const std::array key_specs{
     key_spec{"runtime", "flavor", value_type::string, R"("current_thread")",
              "current_thread|multi_thread",
-             "current_thread: one worker that block_on borrows; multi_thread: planned",
+             "current_thread: one worker that block_on borrows; multi_thread is accepted here "
+             "and refused by the kernel until it exists",
              [](runtime_config& c, const config_value& v) { c.flavor = as_string(v); },
              [](const runtime_config& c) { return config_value(c.flavor); }},
+    // Checked here for range; the kernel refuses anything but 1 for current_thread.
+    key_spec{"runtime", "workers", value_type::integer, "1", "",
+             "worker threads: exactly 1 for current_thread (the kernel refuses more); "
+             "multi_thread will run this many",
+             [](runtime_config& c, const config_value& v) {
+                 c.workers = static_cast<int>(std::get<std::int64_t>(v));
+             },
+             [](const runtime_config& c) { return config_value(std::int64_t{c.workers}); }, 1,
+             1024},
     key_spec{"runtime", "name", value_type::string, R"("rtkit")", "",
              "shown in diagnostics and thread names",
              [](runtime_config& c, const config_value& v) { c.name = as_string(v); },
              [](const runtime_config& c) { return config_value(c.name); }},
     key_spec{
         "plugins", "search_path", value_type::path_list, "[]", "",
-        "extra plugin directories, searched after the built-in one",
+        "extra plugin directories, searched after the built-in one; relative paths are "
+        "relative to the TOML file",
         [](runtime_config& c, const config_value& v) {
             c.plugin_search_path.assign(as_list(v).begin(), as_list(v).end());
         },
         [](const runtime_config& c) { return config_value(path_strings(c.plugin_search_path)); }},
+    key_spec{"plugins", "allow_insecure", value_type::boolean, "false", "",
+             "load plugin files writable by group or others, or in such a directory (refused "
+             "by default: whoever can write them can run code in this process)",
+             [](runtime_config& c, const config_value& v) {
+                 c.allow_insecure_plugins = std::get<bool>(v);
+             },
+             [](const runtime_config& c) { return config_value(c.allow_insecure_plugins); }},
     key_spec{"reactor", "plugin", value_type::plugin_preference, R"("epoll")", "",
              "reactor name, or an array in order of preference (first that starts wins)",
              [](runtime_config& c, const config_value& v) { c.reactor.preference = as_list(v); },

@@ -96,8 +96,14 @@ std::optional<std::string> check_value(const key_spec& key, config_value& value,
         case value_type::path_list:
             return resolve_paths(key, std::get<std::vector<std::string>>(value),
                                  base_dir.empty() ? std::filesystem::current_path() : base_dir);
+        case value_type::integer: {
+            const std::int64_t number = std::get<std::int64_t>(value);
+            if (number >= key.min_value && number <= key.max_value) return std::nullopt;
+            return quoted_name(key) + " must be between " + std::to_string(key.min_value) +
+                   " and " + std::to_string(key.max_value) + ", not " + std::to_string(number) +
+                   " (default: " + std::string(key.default_toml) + ")";
+        }
         case value_type::boolean:
-        case value_type::integer:
             return std::nullopt;
     }
     return std::nullopt;

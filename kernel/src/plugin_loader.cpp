@@ -142,7 +142,9 @@ void check_permissions(const fs::path& file, const plugin_load_policy& policy) {
             std::string("refusing plugin file ") + quoted(real) + ": " +
             (is_dir ? "its directory " + quoted(target) : std::string("it")) + " is writable by " +
             writers + ", so anyone in that set could run code in this process; run 'chmod go-w " +
-            target.string() + "', or set RTKIT_ALLOW_INSECURE_PLUGINS=1 if you accept the risk");
+            target.string() +
+            "', or, if you accept the risk, set [plugins] allow_insecure = true in the "
+            "configuration or RTKIT_ALLOW_INSECURE_PLUGINS=1 in the environment");
     }
 }
 

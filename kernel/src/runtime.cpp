@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <stdexcept>
+#include <string>
 #include <thread>
 
 #include "current_thread_driver.hpp"
@@ -55,8 +56,14 @@ class runtime_core {
         if (config.flavor != "current_thread")
             throw std::invalid_argument("runtime flavor '" + config.flavor +
                                         "' is not available yet: use \"current_thread\"");
+        if (config.workers != 1)
+            throw std::invalid_argument(
+                "runtime.workers = " + std::to_string(config.workers) +
+                ": the current_thread flavor runs exactly one worker; set workers = 1 (more "
+                "workers need flavor \"multi_thread\", which is not available yet)");
         description.flavor = config.flavor;
-        plugin_loader loader(config.plugin_search_path);
+        plugin_loader loader(config.plugin_search_path,
+                             plugin_load_policy{config.allow_insecure_plugins});
         auto io = start_plugin<reactor>(loader, config.reactor, description.reactor);
         auto timers = start_plugin<timer_driver>(loader, config.timer, description.timer);
         auto lanes = start_plugin<lane_policy>(loader, config.lanes, description.lanes);

@@ -2,8 +2,10 @@
 // the real binary, the real plugin files.
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "rtctl_process.hpp"
 
@@ -54,6 +56,23 @@ TEST_CASE("config check - every plugin mistake with file:line:column and exit 2"
               "integer, not a string (default: 16)\n");
 }
 
+TEST_CASE("config check - every sample in examples/configs is valid") {
+    std::vector<std::string> samples;
+    for (const auto& entry :
+         std::filesystem::directory_iterator(RTKIT_SOURCE_DIR "/examples/configs"))
+        if (entry.path().extension() == ".toml")
+            samples.push_back("examples/configs/" + entry.path().filename().string());
+    // io_uring, multi_thread, lab and tuned at least: an empty glob must not pass.
+    CHECK(samples.size() >= 4);
+    for (const std::string& sample : samples) {
+        CAPTURE(sample);
+        const auto r = run_rtctl({"config", "check", sample});
+        CHECK(r.err == "");
+        CHECK(r.out == sample + ": ok\n");
+        CHECK(r.status == 0);
+    }
+}
+
 TEST_CASE("config check - a missing file exits 2") {
     const auto r = run_rtctl({"config", "check", configs + "nope.toml"});
     CHECK(r.status == 2);
@@ -70,12 +89,14 @@ TEST_CASE("config show - defaults filled in and each value's origin") {
                        "\n"
                        "[runtime]\n"
                        "flavor = \"current_thread\"  # default\n"
+                       "workers = 1                # default\n"
                        "name = \"shown\"             # " +
                        configs +
                        "show.toml:2:8\n"
                        "\n"
                        "[plugins]\n"
-                       "search_path = []  # default\n"
+                       "search_path = []        # default\n"
+                       "allow_insecure = false  # default\n"
                        "\n"
                        "[reactor]\n"
                        "plugin = \"epoll\"  # default\n"

@@ -135,6 +135,17 @@ TEST_CASE("--set overrides reach the runtime") {
                          0) == 0);
 }
 
+TEST_CASE("runtime.workers other than 1 is refused by the current_thread runtime - saying why") {
+    const auto r =
+        run_rtctl({"run", "--set", "runtime.workers=2", "examples/scripts/counting.rts"});
+    CHECK(r.status == 1);
+    CHECK(r.out == "");
+    CHECK(r.err ==
+          "rtctl: error: runtime.workers = 2: the current_thread flavor runs exactly one worker; "
+          "set workers = 1 (more workers need flavor \"multi_thread\", which is not available "
+          "yet)\n");
+}
+
 TEST_CASE("rtctl check: exit 0 when valid - 2 with the position when not") {
     const auto good = run_rtctl({"check", "examples/scripts/hello.rts"});
     CHECK(good.status == 0);

@@ -13,8 +13,10 @@ inline void check_same_selection(const rtkit::plugin_selection& a,
 
 inline void check_same_config(const rtkit::runtime_config& a, const rtkit::runtime_config& b) {
     CHECK(a.flavor == b.flavor);
+    CHECK(a.workers == b.workers);
     CHECK(a.name == b.name);
     CHECK(a.plugin_search_path == b.plugin_search_path);
+    CHECK(a.allow_insecure_plugins == b.allow_insecure_plugins);
     check_same_selection(a.reactor, b.reactor);
     check_same_selection(a.timer, b.timer);
     check_same_selection(a.lanes, b.lanes);

@@ -31,7 +31,7 @@ TEST_CASE("an unknown key inside a table suggests a key of that table and lists 
     const auto text = error_of("[runtime]\nflavour = \"current_thread\"\n");
     CHECK(text ==
           "rt.toml:2:1: error: unknown key 'flavour' in [runtime]; did you mean 'flavor'? "
-          "(valid: flavor, name)");
+          "(valid: flavor, workers, name)");
 }
 
 TEST_CASE("a plain unknown key in a plugin table is not mistaken for plugin options") {
@@ -71,6 +71,18 @@ TEST_CASE("a value outside a closed set lists the allowed values and suggests on
     CHECK(error_of("[runtime]\nflavor = \"curent_thread\"\n") ==
           "rt.toml:2:10: error: 'runtime.flavor' must be one of \"current_thread\" or "
           "\"multi_thread\", not \"curent_thread\"; did you mean 'current_thread'?");
+}
+
+TEST_CASE("an integer out of its range names the range and the default") {
+    CHECK(error_of("[runtime]\nworkers = 0\n") ==
+          "rt.toml:2:11: error: 'runtime.workers' must be between 1 and 1024, not 0 (default: 1)");
+    CHECK(error_of("[runtime]\nworkers = 1025\n").find("must be between 1 and 1024, not 1025") !=
+          std::string::npos);
+    CHECK(error_of("[runtime]\nworkers = \"2\"\n") ==
+          "rt.toml:2:11: error: 'runtime.workers' must be an integer, not a string (default: 1)");
+    CHECK(error_of("[plugins]\nallow_insecure = 1\n") ==
+          "rt.toml:2:18: error: 'plugins.allow_insecure' must be a boolean (true or false), not "
+          "an integer (default: false)");
 }
 
 TEST_CASE("plugin preferences must name plugins - each once") {

@@ -20,7 +20,10 @@ TEST_CASE("every key is read") {
     const auto config = load_string(R"(
 [runtime]
 flavor = "multi_thread"   # accepted by the schema; the kernel decides if it can run it
+workers = 4
 name = "bench"
+[plugins]
+allow_insecure = true
 [reactor]
 plugin = "epoll"
 strict = true
@@ -31,7 +34,9 @@ plugin = "three_lane"
 )",
                                     "all.toml");
     CHECK(config.flavor == "multi_thread");
+    CHECK(config.workers == 4);
     CHECK(config.name == "bench");
+    CHECK(config.allow_insecure_plugins);
     CHECK(config.reactor.preference == std::vector<std::string>{"epoll"});
     CHECK(config.reactor.strict);
     CHECK(config.timer.preference == std::vector<std::string>{"heap", "wheel"});

@@ -19,6 +19,10 @@ TEST_CASE("--set overrides one key over what the file said") {
     CHECK(config.name == "quoted name");
     apply_override(config, "runtime.name=bare");
     CHECK(config.name == "bare");
+    apply_override(config, "runtime.workers=3");
+    CHECK(config.workers == 3);
+    apply_override(config, "plugins.allow_insecure=true");
+    CHECK(config.allow_insecure_plugins);
     // Untouched keys keep their values.
     CHECK(config.timer.preference == std::vector<std::string>{"wheel"});
 }
@@ -53,9 +57,14 @@ TEST_CASE("--set errors point into the argument and leave the configuration unch
     CHECK(error_of("reactor.strict=maybe") ==
           "--set:1:16: error: 'reactor.strict' must be a boolean (true or false), not 'maybe'");
     CHECK(error_of("runtime.flavor=multi").find("must be one of") != std::string::npos);
+    CHECK(error_of("runtime.workers=0") ==
+          "--set:1:17: error: 'runtime.workers' must be between 1 and 1024, not 0 (default: 1)");
+    CHECK(error_of("runtime.workers=two") ==
+          "--set:1:17: error: 'runtime.workers' must be an integer, not 'two'");
     CHECK(error_of("reactor.plugin").find("expected KEY=VALUE") != std::string::npos);
     CHECK(error_of("reactor.plugin=").find("is not a plugin name") != std::string::npos);
     CHECK(config.reactor.preference == std::vector<std::string>{"epoll"});
     CHECK_FALSE(config.reactor.strict);
     CHECK(config.flavor == "current_thread");
+    CHECK(config.workers == 1);
 }

@@ -8,6 +8,8 @@
 #include <string>
 
 #include "loader_test_support.hpp"
+#include "rtkit/config/load.hpp"
+#include "rtkit/rtkit.hpp"
 
 namespace fs = std::filesystem;
 using loader_test::contains;
@@ -45,6 +47,7 @@ TEST_CASE("a plugin file writable by others is refused - naming the fix") {
     CHECK(contains(e, "refusing plugin file '" + copy.file.string() + "'"));
     CHECK(contains(e, "it is writable by others"));
     CHECK(contains(e, "chmod go-w " + copy.file.string()));
+    CHECK(contains(e, "[plugins] allow_insecure = true"));
     CHECK(contains(e, "RTKIT_ALLOW_INSECURE_PLUGINS=1"));
 }
 
@@ -88,4 +91,50 @@ TEST_CASE("the user can opt in - by policy or by RTKIT_ALLOW_INSECURE_PLUGINS=1"
         const scoped_env other("RTKIT_ALLOW_INSECURE_PLUGINS", "yes");  // only "1" opts in
         CHECK_FALSE(rtkit::plugin_loader().policy().allow_insecure_permissions);
     }
+}
+
+TEST_CASE("[plugins] allow_insecure reaches the runtime - refused by default - loaded when true") {
+    const scoped_env strict("RTKIT_ALLOW_INSECURE_PLUGINS", nullptr);
+    const plugin_copy copy;
+    REQUIRE(chmod(copy.dir.c_str(), 0777) == 0);
+    rtkit::runtime_config config;
+    config.plugin_search_path = {copy.dir};
+    config.lanes.preference = {"test_fifo"};
+    config.lanes.strict = true;  // no fallback to three_lane: test_fifo or nothing
+
+    const std::string e = error_of([&] { rtkit::runtime refused(config); });
+    CHECK(contains(e, "no lanes plugin named 'test_fifo'"));
+    CHECK(contains(e, "writable by group and others"));
+    CHECK(contains(e, "[plugins] allow_insecure = true"));
+
+    config.allow_insecure_plugins = true;
+    rtkit::runtime rt(config);
+    CHECK(contains(rt.description().lanes, "test_fifo (" + copy.file.string() + ")"));
+    // The runtime really runs on it.
+    CHECK(rt.block_on([]() -> rtkit::task<int> { co_return 7; }()) == 7);
+}
+
+TEST_CASE("[plugins] allow_insecure in TOML - the config check agrees with the runtime") {
+    const scoped_env strict("RTKIT_ALLOW_INSECURE_PLUGINS", nullptr);
+    const plugin_copy copy;
+    REQUIRE(chmod(copy.dir.c_str(), 0777) == 0);
+    auto toml = [&](const std::string& allow_line) {
+        return "[plugins]\n" + allow_line + "search_path = [\"" + copy.dir.string() +
+               "\"]\n[lanes]\nplugin = \"test_fifo\"\n";
+    };
+
+    std::string refused;
+    try {
+        rtkit::config::load_string(toml(""), "rt.toml");
+    } catch (const rtkit::config::config_error& e) {
+        refused = e.what();
+    }
+    CHECK(contains(refused, "rt.toml:4:10: error: unknown lanes plugin 'test_fifo'"));
+    // The file named like the plugin is there: the error says why it does not count.
+    CHECK(contains(refused, "refusing plugin file '" + copy.file.string() + "'"));
+    CHECK(contains(refused, "[plugins] allow_insecure = true"));
+
+    const auto config = rtkit::config::load_string(toml("allow_insecure = true\n"), "rt.toml");
+    CHECK(config.allow_insecure_plugins);
+    CHECK(config.lanes.preference == std::vector<std::string>{"test_fifo"});
 }

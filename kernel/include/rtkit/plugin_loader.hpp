@@ -50,7 +50,8 @@ struct plugin_load_policy {
     /// Load plugin files that are writable by group or others, or that sit in
     /// a directory that is. Off by default: whoever can write such a file can
     /// run code in every process that loads it. The environment variable
-    /// RTKIT_ALLOW_INSECURE_PLUGINS=1 turns it on as well.
+    /// RTKIT_ALLOW_INSECURE_PLUGINS=1 turns it on as well; a runtime sets it
+    /// from runtime_config::allow_insecure_plugins ([plugins] allow_insecure).
     bool allow_insecure_permissions = false;
 };
 

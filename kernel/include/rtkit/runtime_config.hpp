@@ -31,10 +31,16 @@ struct plugin_selection {
 struct runtime_config {
     /// "current_thread" (one worker, block_on borrows it). "multi_thread" is planned.
     std::string flavor = "current_thread";
+    /// Worker threads. current_thread runs exactly one, and the runtime refuses
+    /// any other number; multi_thread (planned) will run this many.
+    int workers = 1;
     /// Shown in diagnostics and thread names.
     std::string name = "rtkit";
     /// Extra directories searched for plugin files, after the built-in directory.
     std::vector<std::filesystem::path> plugin_search_path;
+    /// Load plugin files that are writable by group or others, or that sit in
+    /// a directory that is (plugin_load_policy::allow_insecure_permissions).
+    bool allow_insecure_plugins = false;
     plugin_selection reactor{{"epoll"}, false, {}};
     plugin_selection timer{{"wheel"}, false, {}};
     plugin_selection lanes{{"three_lane"}, false, {}};

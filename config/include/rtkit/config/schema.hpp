@@ -44,6 +44,9 @@ struct key_spec {
     void (*assign)(runtime_config& config, const config_value& value);
     /// The key's current value in the configuration (for `rtctl config show`).
     config_value (*read)(const runtime_config& config);
+    /// value_type::integer only: the inclusive range of accepted values.
+    std::int64_t min_value = 0;
+    std::int64_t max_value = 0;
 };
 
 /// One top-level table.
