@@ -48,6 +48,7 @@ class current_thread_driver {
     void shutdown_from_caller();
 
   private:
+    friend struct current_thread_driver_test_access;  // tests force slot states
     enum class slot_state { background, requested, offered, loaned, returned, closed };
     enum class return_to { background, reentrant };
 

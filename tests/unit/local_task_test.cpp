@@ -103,21 +103,32 @@ TEST_CASE("spawn_local: refused where this thread does not hold the worker") {
     }());
 }
 
-TEST_CASE("shutdown: retires the calling thread's local tasks of this runtime") {
-    std::atomic<int> unwound{0};
-    {
-        runtime rt;
-        rt.block_on([&]() -> task<void> {
-            (void)cx::current().spawn_local([](std::atomic<int>& n) -> task<void> {
-                struct mark {
-                    std::atomic<int>& n;
-                    ~mark() { ++n; }
-                } guard{n};
-                co_await sleep(std::chrono::hours(1));
-            }(unwound));
-            co_await yield_now();
-        }());
-        // Destroying the runtime here, on the owner thread, unwinds it here.
-    }
-    CHECK(unwound == 1);
+namespace {
+/// Spawns, on `rt`, a local task of this thread that sleeps until it is
+/// unwound, then records on which thread its destructors ran.
+void spawn_sleeping_local(runtime& rt, std::atomic<std::thread::id>& unwound_on) {
+    rt.block_on([&]() -> task<void> {
+        (void)cx::current().spawn_local([](std::atomic<std::thread::id>& where) -> task<void> {
+            struct mark {
+                std::atomic<std::thread::id>& where;
+                ~mark() { where = std::this_thread::get_id(); }
+            } guard{where};
+            co_await sleep(std::chrono::hours(1));
+        }(unwound_on));
+        co_await yield_now();
+    }());
+}
+}  // namespace
+
+TEST_CASE("shutdown: retires the calling thread's local tasks of this runtime and only those") {
+    std::atomic<std::thread::id> a_unwound_on{}, b_unwound_on{};
+    runtime a, b;
+    spawn_sleeping_local(a, a_unwound_on);
+    spawn_sleeping_local(b, b_unwound_on);
+    a.shutdown();
+    CHECK(a_unwound_on.load() == std::this_thread::get_id());  // unwound here, by the owner
+    CHECK(b_unwound_on.load() == std::thread::id{});           // the other runtime's stay
+    CHECK_FALSE(b.is_quiescent());
+    b.shutdown();
+    CHECK(b_unwound_on.load() == std::this_thread::get_id());
 }

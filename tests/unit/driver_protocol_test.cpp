@@ -1,0 +1,263 @@
+// The loan protocol of the current-thread driver, with its slot forced into the
+// states the seed's tests force (../shared/seeds/current_thread_driver.rs.txt):
+// the interleavings that behaviour tests only hit by chance.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <future>
+#include <thread>
+#include <type_traits>
+
+#include "current_thread_driver.hpp"
+#include "rtkit/plugin_loader.hpp"
+#include "rtkit/rtkit.hpp"
+#include "scheduler.hpp"
+#include "thread_context.hpp"
+#include "worker.hpp"
+
+using namespace rtkit;
+using namespace std::chrono_literals;
+
+namespace rtkit::detail {
+
+/// Reaches into the driver's slot, as the seed's tests do with lock_slot().
+struct current_thread_driver_test_access {
+    using slot_state = current_thread_driver::slot_state;
+    static void set_slot(current_thread_driver& d, slot_state s, std::thread::id requester = {},
+                         std::unique_ptr<worker> held = nullptr) {
+        std::lock_guard lock(d.mutex_);
+        d.slot_ = s;
+        d.requester_ = requester;
+        d.held_ = std::move(held);
+        if (s == slot_state::requested)
+            d.handover_requested_.store(true, std::memory_order_release);
+        d.changed_.notify_all();
+    }
+    static slot_state slot(current_thread_driver& d) {
+        std::lock_guard lock(d.mutex_);
+        return d.slot_;
+    }
+    static bool holds_worker(current_thread_driver& d) {
+        std::lock_guard lock(d.mutex_);
+        return d.held_ != nullptr;
+    }
+    static void notify(current_thread_driver& d) {
+        std::lock_guard lock(d.mutex_);
+        d.changed_.notify_all();
+    }
+    static bool handover_requested(current_thread_driver& d) {
+        return d.handover_requested_.load(std::memory_order_acquire);
+    }
+    /// Waits (up to `limit`) while `pred(slot)` holds; returns the slot then.
+    template <class Pred>
+    static slot_state wait_while(current_thread_driver& d, Pred pred, std::chrono::seconds limit) {
+        std::unique_lock lock(d.mutex_);
+        d.changed_.wait_for(lock, limit, [&] { return !pred(d.slot_); });
+        return d.slot_;
+    }
+    /// Replaces the slot once a requester raised its flag (it then sleeps in
+    /// its handover wait); false if no request came within `limit`.
+    static bool replace_when_requested(current_thread_driver& d, slot_state s,
+                                       std::thread::id requester, std::unique_ptr<worker> held,
+                                       std::chrono::seconds limit) {
+        const auto deadline = std::chrono::steady_clock::now() + limit;
+        while (std::chrono::steady_clock::now() < deadline) {
+            {
+                std::lock_guard lock(d.mutex_);
+                if (d.handover_requested_.load(std::memory_order_acquire)) {
+                    d.slot_ = s;
+                    d.requester_ = requester;
+                    d.held_ = std::move(held);
+                    d.changed_.notify_all();
+                    return true;
+                }
+            }
+            std::this_thread::yield();
+        }
+        return false;
+    }
+    static std::unique_ptr<worker> acquire(current_thread_driver& d) { return d.acquire(); }
+    static void release(current_thread_driver& d, std::unique_ptr<worker> w) {
+        d.release(std::move(w));
+    }
+};
+
+}  // namespace rtkit::detail
+
+namespace {
+
+using detail::current_thread_driver;
+using access = detail::current_thread_driver_test_access;
+using slot_state = access::slot_state;
+
+/// A runtime's parts without a background thread: the test decides who holds
+/// the worker and what state the driver's slot is in.
+struct bare_runtime {
+    plugin_loader loader;
+    std::shared_ptr<reactor> io = loader.create_by_name<reactor>("epoll");
+    std::shared_ptr<timer_driver> timers = loader.create_by_name<timer_driver>("wheel");
+    detail::scheduler sched{*io, *timers};
+    detail::region_node root_region;
+    current_thread_driver driver{sched, root_region};
+
+    bare_runtime() { root_region.sched = &sched; }
+
+    std::unique_ptr<detail::worker> make_worker() {
+        auto w = std::make_unique<detail::worker>(sched, io, timers,
+                                                  loader.create_by_name<lane_policy>("three_lane"));
+        sched.set_home(w.get());
+        return w;
+    }
+
+    /// Spawns `t` into `w` as its holder would, and polls until it suspended.
+    void spawn_and_start(detail::worker& w, task<void> t) {
+        detail::scoped_worker holder(&w, &sched);
+        auto frame = t.release();
+        auto& p = frame.promise();
+        p.frame = frame;
+        p.resume_point = frame;
+        p.refs.store(1, std::memory_order_relaxed);  // the scheduler's; no join handle
+        detail::spawn_task(sched, root_region, &p);
+        while (w.run_once()) {
+        }
+    }
+};
+
+/// Runs `scenario` on a thread of its own (thread-local driver state stays
+/// there) and aborts the test binary if it deadlocks.
+template <class F>
+void run_or_abort_on_deadlock(const char* what, F scenario) {
+    std::packaged_task<void()> job(std::move(scenario));
+    auto done = job.get_future();
+    std::thread runner(std::move(job));
+    if (done.wait_for(30s) != std::future_status::ready) {
+        std::fprintf(stderr, "deadlock: %s\n", what);
+        std::abort();
+    }
+    runner.join();
+    done.get();
+}
+
+/// A task parked on a long timer whose destructor re-enters driver shutdown,
+/// as the seed's re-entrant evidence sink does while the worker is dropped.
+task<void> reenters_shutdown_when_destroyed(current_thread_driver& driver,
+                                            std::atomic<int>& reentered) {
+    struct guard {
+        current_thread_driver& driver;
+        std::atomic<int>& reentered;
+        ~guard() {
+            driver.shutdown();  // deadlocks if the worker is retired under the slot lock
+            ++reentered;
+        }
+    } g{driver, reentered};
+    co_await sleep(std::chrono::hours(1));
+}
+
+enum class retirement { offered, returned, closed_loan_return, background_waiting };
+
+void assert_worker_drop_can_reenter(retirement how) {
+    run_or_abort_on_deadlock("worker retirement re-entering shutdown", [how] {
+        bare_runtime rt;
+        std::atomic<int> reentered{0};
+        auto w = rt.make_worker();
+        rt.spawn_and_start(*w, reenters_shutdown_when_destroyed(rt.driver, reentered));
+        REQUIRE(reentered == 0);
+
+        switch (how) {
+            case retirement::offered:
+                access::set_slot(rt.driver, slot_state::offered, std::this_thread::get_id(),
+                                 std::move(w));
+                rt.driver.shutdown();
+                break;
+            case retirement::returned:
+                access::set_slot(rt.driver, slot_state::returned, {}, std::move(w));
+                rt.driver.shutdown();
+                break;
+            case retirement::closed_loan_return:
+                rt.driver.shutdown();
+                access::release(rt.driver, std::move(w));
+                break;
+            case retirement::background_waiting: {
+                access::set_slot(rt.driver, slot_state::requested, std::this_thread::get_id());
+                auto observer = std::async(std::launch::async, [&rt] {
+                    slot_state seen = access::wait_while(
+                        rt.driver, [](slot_state s) { return s == slot_state::requested; }, 5s);
+                    rt.sched.shutting_down.store(true, std::memory_order_release);
+                    access::notify(rt.driver);
+                    return seen == slot_state::offered;
+                });
+                // The background loop offers the worker, then sees shutdown while
+                // the worker sits offered in the slot, and retires it.
+                rt.driver.run_background(std::move(w));
+                CHECK(observer.get());
+                break;
+            }
+        }
+        CHECK(reentered == 1);
+        CHECK(access::slot(rt.driver) == slot_state::closed);
+    });
+}
+
+/// R1 asks for the worker; while it sleeps in its handover wait, the
+/// background thread refuses and another caller (R2) moves the slot on.
+/// R1 must come back refused at once, leave R2's state and flag alone.
+void assert_refused_request_returns(slot_state replacement) {
+    run_or_abort_on_deadlock("refused requester", [replacement] {
+        bare_runtime rt;
+        std::unique_ptr<detail::worker> foreign_offer;
+        if (replacement == slot_state::offered) foreign_offer = rt.make_worker();
+        auto requester = std::async(std::launch::async, [&rt] {
+            return access::acquire(rt.driver) == nullptr;  // true: refused
+        });
+        const bool request_seen = access::replace_when_requested(
+            rt.driver, replacement, std::this_thread::get_id(), std::move(foreign_offer), 5s);
+        REQUIRE(request_seen);
+        REQUIRE(requester.wait_for(5s) == std::future_status::ready);  // it did not wait on R2
+        CHECK(requester.get());
+        CHECK(access::slot(rt.driver) == replacement);
+        if (replacement == slot_state::offered) CHECK(access::holds_worker(rt.driver));
+        CHECK(access::handover_requested(rt.driver));  // R2's flag is still raised
+        rt.sched.shutting_down.store(true, std::memory_order_release);
+        rt.driver.shutdown();
+    });
+}
+
+}  // namespace
+
+TEST_CASE("driver protocol: shutdown retires an offered worker outside the slot lock") {
+    assert_worker_drop_can_reenter(retirement::offered);
+}
+
+TEST_CASE("driver protocol: shutdown retires a returned worker outside the slot lock") {
+    assert_worker_drop_can_reenter(retirement::returned);
+}
+
+TEST_CASE("driver protocol: a loan returned after shutdown retires outside the slot lock") {
+    assert_worker_drop_can_reenter(retirement::closed_loan_return);
+}
+
+TEST_CASE("driver protocol: shutdown seen by the background thread while it offers") {
+    assert_worker_drop_can_reenter(retirement::background_waiting);
+}
+
+TEST_CASE("driver protocol: a refused requester does not wait for a foreign loan") {
+    assert_refused_request_returns(slot_state::loaned);
+}
+
+TEST_CASE("driver protocol: a refused requester does not wait for a new requester") {
+    assert_refused_request_returns(slot_state::requested);
+}
+
+TEST_CASE("driver protocol: a refused requester does not take a new requester's offer") {
+    assert_refused_request_returns(slot_state::offered);
+}
+
+// The seed's ScopedLocalStoreKey is !Send; here the guards that restore a
+// thread's kernel state cannot be copied or moved out of their scope.
+static_assert(!std::is_copy_constructible_v<detail::scoped_worker>);
+static_assert(!std::is_move_constructible_v<detail::scoped_worker>);
+static_assert(!std::is_copy_constructible_v<detail::scoped_task>);
+static_assert(!std::is_move_constructible_v<detail::scoped_task>);
