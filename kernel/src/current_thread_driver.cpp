@@ -1,6 +1,7 @@
 #include "current_thread_driver.hpp"
 
 #include <chrono>
+#include <utility>
 
 #include "rtkit/join_handle.hpp"
 #include "thread_context.hpp"
@@ -21,6 +22,16 @@ constexpr unsigned post_root_drain_turns = 64;
 bool take_root_wake(task_header* root) noexcept {
     return root->state.fetch_and(~task_state::root_woken, std::memory_order_acq_rel) &
            task_state::root_woken;
+}
+/// A finished root that block_on alone still references has no waker and no
+/// awaiter left, so only this thread touches its state word: a plain store
+/// does. A root that never waited (W8) then costs no locked instruction here.
+void mark_root_complete(task_header* root) noexcept {
+    if (root->refs.load(std::memory_order_acquire) == 1)
+        root->state.store(root->state.load(std::memory_order_relaxed) | task_state::complete,
+                          std::memory_order_release);
+    else
+        root->state.fetch_or(task_state::complete, std::memory_order_acq_rel);
 }
 bool root_wake_pending(const task_header* root) noexcept {
     return root->state.load(std::memory_order_seq_cst) & task_state::root_woken;
@@ -235,7 +246,9 @@ void current_thread_driver::shutdown_from_caller() {
 
 void current_thread_driver::drive(task_header* root) {
     root->sched = &sched_;
-    root->state.store(task_state::root | task_state::root_woken, std::memory_order_relaxed);
+    // Not marked woken: the first poll happens unconditionally (no waker can
+    // exist before it), which spares a read-modify-write per call.
+    root->state.store(task_state::root, std::memory_order_relaxed);
     // The root spawns into the runtime's root region. It is not counted in it:
     // that region only ever closes at shutdown, when no block_on is running.
     root->region = &root_region_;
@@ -266,13 +279,14 @@ void current_thread_driver::drive_root_on(std::unique_ptr<worker>& w, task_heade
     // The root is a registered task for the life of the call.
     root->id = w->store().insert(root);
     bool cancel_sent = false;
+    bool first_poll = true;
     while (true) {
         if (!cancel_sent && sched_.shutting_down.load(std::memory_order_acquire)) {
             // Shutdown while the root runs: it unwinds at its next await point.
             cancel_sent = true;
             request_cancel(root, cancel_reason{"runtime shut down"});
         }
-        if (take_root_wake(root)) {
+        if (std::exchange(first_poll, false) || take_root_wake(root)) {
             // Park the worker so a nested block_on from the root can drive it.
             park_reentrant(std::move(w));
             poll_root(root);
@@ -291,7 +305,7 @@ void current_thread_driver::drive_root_on(std::unique_ptr<worker>& w, task_heade
             w->run_loop_until([&] { return root_wake_pending(root); }, false);
         }
     }
-    root->state.fetch_or(task_state::complete, std::memory_order_acq_rel);
+    mark_root_complete(root);
     w->store().remove(root->id);
 
     // Bounded drain: run what is runnable now, never wait on timers or I/O.
@@ -312,8 +326,9 @@ void current_thread_driver::poll_root(task_header* root) {
 
 void current_thread_driver::poll_directly(task_header* root) {
     worker* holder = this_thread().active_worker == sched_.home() ? sched_.home() : nullptr;
+    bool first_poll = true;
     while (true) {
-        if (take_root_wake(root)) {
+        if (std::exchange(first_poll, false) || take_root_wake(root)) {
             poll_root(root);
             if (root->finished) break;
             if (root->yielded) {
@@ -332,7 +347,7 @@ void current_thread_driver::poll_directly(task_header* root) {
             wait_root_wake(root);
         }
     }
-    root->state.fetch_or(task_state::complete, std::memory_order_acq_rel);
+    mark_root_complete(root);
 }
 
 }  // namespace rtkit::detail

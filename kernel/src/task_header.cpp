@@ -90,7 +90,11 @@ waker task_header::make_waker() noexcept {
 }
 
 void task_header::release() noexcept {
-    if (refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+    // A count of 1 is ours alone: nobody can take another reference without
+    // one, so the last owner destroys without a locked instruction.
+    if (refs.load(std::memory_order_acquire) != 1 &&
+        refs.fetch_sub(1, std::memory_order_acq_rel) != 1)
+        return;
     delete extras.load(std::memory_order_acquire);
     frame.destroy();
 }
