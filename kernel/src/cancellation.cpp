@@ -1,6 +1,8 @@
 // Cancellation requests: on one task, or on a region and everything below it.
 // A request only sets state and wakes; the task unwinds itself at its next
 // await point (task_cancelled), and its join observes cancelled(reason).
+#include <atomic>
+
 #include "rtkit/cx.hpp"
 #include "rtkit/detail/region_node.hpp"
 #include "rtkit/detail/task_extras.hpp"
@@ -9,6 +11,11 @@
 #include "worker.hpp"
 
 namespace rtkit::detail {
+
+std::uint64_t next_region_id() noexcept {
+    static std::atomic<std::uint64_t> next{1};
+    return next.fetch_add(1, std::memory_order_relaxed);
+}
 
 void request_cancel(task_header* t, cancel_reason reason) {
     set_cancel_reason(*t, std::move(reason));

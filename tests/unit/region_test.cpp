@@ -143,3 +143,28 @@ TEST_CASE("spawn with a callable: the task receives its own cx") {
         CHECK(root_id == cx::current().id());
     }());
 }
+
+TEST_CASE("region: cx reports the region it spawns into - ids are never reused") {
+    runtime rt;
+    rt.block_on([&]() -> task<void> {
+        const cx outer = cx::current();
+        const region_id root = outer.region_id();
+        // A spawned task belongs to the region it was spawned into.
+        auto child = outer.spawn([](cx self) -> task<region_id> { co_return self.region_id(); });
+        CHECK((co_await std::move(child)).value() == root);
+        region_id first{}, second{};
+        co_await outer.region([&](cx scope) -> task<void> {
+            first = scope.region_id();
+            // Inside the scope, the ambient context spawns into the scope too.
+            CHECK(cx::current().region_id() == first);
+            co_return;
+        });
+        co_await outer.region([&](cx scope) -> task<void> {
+            second = scope.region_id();
+            co_return;
+        });
+        CHECK(first != root);
+        CHECK(second != first);  // the first scope's node is gone; its id is not reused
+        CHECK(cx::current().region_id() == root);
+    }());
+}

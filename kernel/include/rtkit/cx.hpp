@@ -66,6 +66,10 @@ class cx {
     /// This task's id in its runtime.
     task_id id() const noexcept { return task_->id; }
 
+    /// The region this context spawns into: the task's own, or the region
+    /// scope (cx::region) it runs in.
+    rtkit::region_id region_id() const noexcept { return rtkit::region_id{region_->id}; }
+
     /// The runtime clock (the timer driver's).
     instant now() const noexcept { return detail::scheduler_now(*sched_); }
 

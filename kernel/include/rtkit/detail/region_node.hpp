@@ -10,6 +10,9 @@ namespace rtkit::detail {
 
 class scheduler;
 
+/// The next region id (a process-wide counter).
+std::uint64_t next_region_id() noexcept;
+
 /// Counts what lives in a region (tasks and child regions) and lets the owner
 /// of a region scope wait until it is empty once the scope's body ended.
 ///
@@ -22,6 +25,7 @@ struct region_node {
     static constexpr std::uint64_t drained = 4;     ///< closing and empty: the node may go
     static constexpr std::uint64_t one = 8;
 
+    const std::uint64_t id = next_region_id();
     region_node* parent = nullptr;
     scheduler* sched = nullptr;
     std::atomic<std::uint64_t> word{0};

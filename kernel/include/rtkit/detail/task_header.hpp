@@ -20,6 +20,12 @@ struct task_id {
     friend bool operator==(task_id, task_id) = default;
 };
 
+/// A region's identity: unique within the process, never reused.
+struct region_id {
+    std::uint64_t raw = 0;
+    friend bool operator==(region_id, region_id) = default;
+};
+
 namespace detail {
 
 class scheduler;
