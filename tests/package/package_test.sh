@@ -6,7 +6,8 @@
 #      only has find_package(rtkit CONFIG) and rtkit_add_plugin);
 #   3. with the installed rtctl: check a TOML file that selects reactor "poll"
 #      from the example's build directory, run a timer script on it and compare
-#      its output, and run the reactor conformance suite on the built file.
+#      its output, and run the reactor conformance suite on the built file;
+#   4. build and run a program that embeds rtkit through rtkit::kernel.
 #
 # Usage: package_test.sh BUILD_DIR SOURCE_DIR CMAKE GENERATOR CXX BUILD_TYPE
 #                        CXX_FLAGS MODULE_LINKER_FLAGS LIBDIR
@@ -129,5 +130,41 @@ grep -q "^conformance of reactor 'poll' ($plugin)" "$work/conformance.out" ||
 summary=$(tail -n 1 "$work/conformance.out")
 [[ $summary =~ ^\ \ ([0-9]+)\ passed,\ 0\ failed ]] && [ "${BASH_REMATCH[1]}" -ge 11 ] ||
     fail "expected at least 11 passed cases and none failed: $summary"
+
+step "a program that embeds rtkit links rtkit::kernel from $prefix"
+mkdir -p "$work/embed"
+cat >"$work/embed/CMakeLists.txt" <<'EOF'
+cmake_minimum_required(VERSION 3.20)
+project(embed LANGUAGES CXX)
+find_package(rtkit CONFIG REQUIRED)
+add_executable(embed main.cpp)
+target_link_libraries(embed PRIVATE rtkit::kernel)
+EOF
+# The README's embedding example: the default plugins, found beside the installed kernel.
+cat >"$work/embed/main.cpp" <<'EOF'
+#include <rtkit/rtkit.hpp>
+
+rtkit::task<int> child(int i) {
+    co_await rtkit::sleep(std::chrono::milliseconds(10));
+    co_return i;
+}
+
+int main() {
+    rtkit::runtime rt;
+    int sum = rt.block_on([]() -> rtkit::task<int> {
+        auto a = rtkit::spawn(child(1));
+        auto b = rtkit::spawn(child(2));
+        co_return (co_await std::move(a)).value() + (co_await std::move(b)).value();
+    }());
+    return sum == 3 ? 0 : 1;
+}
+EOF
+"$cmake" -S "$work/embed" -B "$work/embed/build" -G "$generator" \
+    -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_FIND_PACKAGE_NO_PACKAGE_REGISTRY=ON \
+    -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE="$build_type" \
+    -DCMAKE_CXX_FLAGS="$cxx_flags" >"$work/embed.log" 2>&1 &&
+    "$cmake" --build "$work/embed/build" >>"$work/embed.log" 2>&1 ||
+    { cat "$work/embed.log"; fail "building a program against rtkit::kernel failed"; }
+"$work/embed/build/embed" || fail "the embedding program did not compute 1 + 2 = 3"
 
 echo "package test: ok (the script ran in $elapsed_ms ms)"
