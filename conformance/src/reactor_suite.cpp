@@ -112,6 +112,31 @@ void register_and_deregister(const detail::factory<reactor>& make) {
     require(threw, "add(-1) must throw std::system_error");
 }
 
+void duplicate_add_refused(const detail::factory<reactor>& make) {
+    counting_waker w;
+    auto r = make();
+    fd_pair p = fd_pair::socket_pair();
+    const io_token t = r->add(p.a, interest::read);
+    int error = 0;
+    try {
+        r->add(p.a, interest::write);
+    } catch (const std::system_error& e) {
+        error = e.code().value();
+    }
+    require(error == EEXIST,
+            "a second add() of a registered descriptor must throw "
+            "std::system_error(EEXIST), got " +
+                (error ? std::to_string(error) : std::string("no error")));
+    // The refused add left the first registration working.
+    require(r->poll_ready(t, interest::read, w.make()) == 0, "empty socket reported readable");
+    write_byte(p.b);
+    require(poll_until(*r, [&] { return w.wakes > 0; }),
+            "after a refused second add() the first registration was not woken by a write");
+    r->remove(t);
+    const io_token again = r->add(p.a, interest::read);  // allowed once removed
+    r->remove(again);
+}
+
 void read_readiness(const detail::factory<reactor>& make) {
     counting_waker w;
     auto r = make();
@@ -423,6 +448,7 @@ report run_reactor_conformance(const std::filesystem::path& file, const option_t
         file, options,
         {
             {"register_and_deregister", &register_and_deregister},
+            {"duplicate_add_refused", &duplicate_add_refused},
             {"read_readiness", &read_readiness},
             {"write_readiness", &write_readiness},
             {"interest_changes", &interest_changes},

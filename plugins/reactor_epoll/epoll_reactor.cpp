@@ -13,19 +13,8 @@
 namespace rtkit_epoll {
 namespace {
 
-constexpr std::uint32_t no_slot = UINT32_MAX;
-/// The eventfd's user data: index no_slot is never a registration's.
+/// The eventfd's user data: a token's slot index is never UINT32_MAX.
 constexpr std::uint64_t wake_token = UINT64_MAX;
-
-constexpr std::uint32_t index_of(rtkit::io_token t) {
-    return static_cast<std::uint32_t>(t);
-}
-constexpr std::uint32_t generation_of(rtkit::io_token t) {
-    return static_cast<std::uint32_t>(t >> 32);
-}
-constexpr rtkit::io_token make_token(std::uint32_t index, std::uint32_t generation) {
-    return index | (std::uint64_t{generation} << 32);
-}
 
 [[noreturn]] void throw_errno(const char* what) {
     throw std::system_error(errno, std::generic_category(), what);
@@ -40,16 +29,12 @@ unsigned ready_bits(std::uint32_t events) {
     return bits;
 }
 
-/// Hangup and error concern every direction, so they are always reported.
-constexpr unsigned always_reported = rtkit::ready::hangup | rtkit::ready::error;
-
 }  // namespace
 
 epoll_reactor::epoll_reactor(const rtkit::plugin_options& options)
     : epoll_reactor(static_cast<std::size_t>(options.get_int("events_per_poll"))) {}
 
-epoll_reactor::epoll_reactor(std::size_t events_per_poll)
-    : free_head_(no_slot), events_(events_per_poll) {
+epoll_reactor::epoll_reactor(std::size_t events_per_poll) : events_(events_per_poll) {
     epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
     if (epoll_fd_ < 0) throw_errno("epoll_create1");
     wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -75,79 +60,40 @@ epoll_reactor::~epoll_reactor() {
     close(epoll_fd_);
 }
 
-epoll_reactor::registration* epoll_reactor::lookup(rtkit::io_token token) noexcept {
-    const std::uint32_t index = index_of(token);
-    if (index >= slab_.size()) return nullptr;
-    registration& r = slab_[index];
-    return r.in_use && r.generation == generation_of(token) ? &r : nullptr;
-}
-
 rtkit::io_token epoll_reactor::add(int fd, rtkit::interest what) {
-    std::uint32_t index = free_head_;
-    if (index == no_slot) {
-        slab_.emplace_back();
-        index = static_cast<std::uint32_t>(slab_.size() - 1);
-    } else {
-        free_head_ = slab_[index].next_free;
-    }
-    registration& r = slab_[index];
-    const rtkit::io_token token = make_token(index, r.generation);
+    const rtkit::io_token token = table_.insert(fd, what);  // EBADF, EEXIST
     epoll_event ev{};
     ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
     ev.data.u64 = token;
     if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) < 0) {
         const int saved = errno;
-        r.next_free = free_head_;
-        free_head_ = index;
+        table_.erase(token);
         throw std::system_error(saved, std::generic_category(),
                                 "epoll_ctl(ADD, fd " + std::to_string(fd) + ")");
     }
-    r.in_use = true;
-    r.fd = fd;
-    r.interest = static_cast<std::uint8_t>(what);
-    r.latched = 0;
     return token;
 }
 
 void epoll_reactor::modify(rtkit::io_token token, rtkit::interest what) {
-    registration* r = lookup(token);
-    if (!r) throw std::system_error(ENOENT, std::generic_category(), "epoll reactor modify");
     // Nothing to re-arm: the epoll registration already watches both directions.
-    r->interest = static_cast<std::uint8_t>(what);
-    if (!(r->interest & static_cast<std::uint8_t>(rtkit::interest::read))) r->reader.reset();
-    if (!(r->interest & static_cast<std::uint8_t>(rtkit::interest::write))) r->writer.reset();
+    table_.modify(token, what);
 }
 
 void epoll_reactor::remove(rtkit::io_token token) noexcept {
-    registration* r = lookup(token);
+    auto* r = table_.find(token);
     if (!r) return;
     // Fails harmlessly when the descriptor was already closed (epoll dropped it).
     epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, r->fd, nullptr);
-    r->reader.reset();
-    r->writer.reset();
-    r->in_use = false;
-    r->fd = -1;
-    r->latched = 0;
-    if (++r->generation == 0) r->generation = 1;
-    r->next_free = free_head_;
-    free_head_ = index_of(token);
+    table_.erase(token);
 }
 
 unsigned epoll_reactor::poll_ready(rtkit::io_token token, rtkit::interest want,
                                    const rtkit::waker& w) {
-    registration* r = lookup(token);
-    if (!r) return rtkit::ready::error;
-    const unsigned want_bits = static_cast<unsigned>(want);
-    const unsigned ready = r->latched & (want_bits | always_reported);
-    if (ready) return ready;
-    // Re-arming the same task's waker is common (a retry loop): skip the clone.
-    if (want_bits & rtkit::ready::readable && !r->reader.will_wake(w)) r->reader = w;
-    if (want_bits & rtkit::ready::writable && !r->writer.will_wake(w)) r->writer = w;
-    return 0;
+    return table_.poll_ready(token, want, w);
 }
 
 void epoll_reactor::clear_ready(rtkit::io_token token, unsigned bits) noexcept {
-    if (registration* r = lookup(token)) r->latched &= ~bits;
+    table_.clear_ready(token, bits);
 }
 
 int epoll_reactor::wait(rtkit::duration timeout) {
@@ -203,13 +149,9 @@ std::size_t epoll_reactor::poll(rtkit::duration timeout) {
             drain_wake_fd();
             continue;
         }
-        registration* r = lookup(ev.data.u64);
+        auto* r = table_.find(ev.data.u64);
         if (!r) continue;  // removed after the kernel queued the event
-        const unsigned bits = ready_bits(ev.events);
-        r->latched |= bits;
-        if (bits & (r->interest | always_reported)) ++became_ready;
-        if (bits & (rtkit::ready::readable | always_reported)) r->reader.wake();
-        if (bits & (rtkit::ready::writable | always_reported)) r->writer.wake();
+        if (table_.deliver(*r, ready_bits(ev.events))) ++became_ready;
     }
     return became_ready;
 }

@@ -8,6 +8,7 @@
 
 #include "rtkit/plugin.hpp"
 #include "rtkit/reactor.hpp"
+#include "rtkit/reactor_support/registration_table.hpp"
 
 namespace rtkit_epoll {
 
@@ -20,10 +21,10 @@ namespace rtkit_epoll {
 /// which events count as "became ready"; everything is latched, so widening the
 /// interest later loses nothing (an edge is reported once, and never again).
 ///
-/// Registrations live in a slab; an io_token is `index | generation << 32`, and
-/// the same token is the epoll_event's user data, so an event fetched for a
-/// registration that was removed (and whose slot may be reused) fails the
-/// generation check and is dropped.
+/// Registrations live in a reactor_support::registration_table; the io_token
+/// is also the epoll_event's user data, so an event fetched for a registration
+/// that was removed (and whose slot may be reused) fails the generation check
+/// and is dropped.
 class epoll_reactor final : public rtkit::reactor {
   public:
     explicit epoll_reactor(const rtkit::plugin_options& options);
@@ -42,19 +43,6 @@ class epoll_reactor final : public rtkit::reactor {
     void wake() noexcept override;
 
   private:
-    struct registration {
-        std::uint32_t generation = 1;  ///< bumped on remove(); never 0, so no token is 0
-        std::uint32_t next_free = 0;   ///< free-list link while unused
-        bool in_use = false;
-        std::uint8_t interest = 0;  ///< rtkit::interest bits
-        unsigned latched = 0;       ///< rtkit::ready bits seen and not yet cleared
-        int fd = -1;
-        rtkit::waker reader;  ///< armed by poll_ready for read
-        rtkit::waker writer;  ///< armed by poll_ready for write
-    };
-
-    /// The registration a token names, or nullptr when the token is stale.
-    registration* lookup(rtkit::io_token token) noexcept;
     int wait(rtkit::duration timeout);
     void drain_wake_fd() noexcept;
 
@@ -63,8 +51,7 @@ class epoll_reactor final : public rtkit::reactor {
     /// Set by the first wake() since the last drain; later wakes skip the write.
     std::atomic<bool> wake_pending_{false};
     bool have_pwait2_ = true;  ///< epoll_pwait2 (ns timeouts); false after ENOSYS
-    std::vector<registration> slab_;
-    std::uint32_t free_head_;
+    rtkit::reactor_support::registration_table<> table_;
     std::vector<epoll_event> events_;  ///< poll()'s batch buffer, reused
 };
 

@@ -11,17 +11,8 @@
 namespace rtkit_kqueue {
 namespace {
 
-constexpr std::uint32_t no_slot = UINT32_MAX;
-/// The wake event's udata: slot no_slot is never a registration's.
+/// The wake event's udata: a token's slot index is never UINT32_MAX.
 constexpr std::uint64_t wake_token = UINT64_MAX;
-constexpr unsigned always_reported = rtkit::ready::hangup | rtkit::ready::error;
-
-constexpr std::uint32_t index_of(rtkit::io_token t) {
-    return static_cast<std::uint32_t>(t);
-}
-constexpr std::uint32_t generation_of(rtkit::io_token t) {
-    return static_cast<std::uint32_t>(t >> 32);
-}
 
 /// Fills a kevent field by field: udata is a pointer on macOS/FreeBSD and an
 /// intptr_t on NetBSD, and the C-style cast suits both.
@@ -45,7 +36,7 @@ std::uint64_t token_of(const struct kevent& ev) {
 }  // namespace
 
 kqueue_reactor::kqueue_reactor(const rtkit::plugin_options& options)
-    : free_head_(no_slot), events_(static_cast<std::size_t>(options.get_int("events_per_poll"))) {
+    : events_(static_cast<std::size_t>(options.get_int("events_per_poll"))) {
     kq_ = kqueue();
     if (kq_ < 0) throw_errno("kqueue");
     fcntl(kq_, F_SETFD, FD_CLOEXEC);
@@ -76,78 +67,42 @@ kqueue_reactor::~kqueue_reactor() {
         if (fd >= 0) close(fd);
 }
 
-kqueue_reactor::registration* kqueue_reactor::lookup(rtkit::io_token token) noexcept {
-    const std::uint32_t index = index_of(token);
-    if (index >= slab_.size()) return nullptr;
-    registration& r = slab_[index];
-    return r.in_use && r.generation == generation_of(token) ? &r : nullptr;
-}
-
 rtkit::io_token kqueue_reactor::add(int fd, rtkit::interest what) {
-    std::uint32_t index = free_head_;
-    if (index == no_slot) {
-        slab_.emplace_back();
-        index = static_cast<std::uint32_t>(slab_.size() - 1);
-    } else {
-        free_head_ = slab_[index].next_free;
-    }
-    registration& r = slab_[index];
-    const rtkit::io_token token = index | (std::uint64_t{r.generation} << 32);
+    // The table refuses a second add of one descriptor (EEXIST): EV_ADD alone
+    // would silently update the existing filters.
+    const rtkit::io_token token = table_.insert(fd, what);
     struct kevent changes[2] = {change(fd, EVFILT_READ, EV_ADD | EV_CLEAR, token),
                                 change(fd, EVFILT_WRITE, EV_ADD | EV_CLEAR, token)};
     if (kevent(kq_, changes, 2, nullptr, 0, nullptr) < 0) {
         const int saved = errno;
-        r.next_free = free_head_;
-        free_head_ = index;
+        table_.erase(token);
         throw std::system_error(saved, std::generic_category(),
                                 "kevent(EV_ADD, fd " + std::to_string(fd) + ")");
     }
-    r.in_use = true;
-    r.fd = fd;
-    r.interest = static_cast<std::uint8_t>(what);
-    r.latched = 0;
     return token;
 }
 
 void kqueue_reactor::modify(rtkit::io_token token, rtkit::interest what) {
-    registration* r = lookup(token);
-    if (!r) throw std::system_error(ENOENT, std::generic_category(), "kqueue reactor modify");
-    r->interest = static_cast<std::uint8_t>(what);  // both filters stay: nothing to change
-    if (!(r->interest & static_cast<std::uint8_t>(rtkit::interest::read))) r->reader.reset();
-    if (!(r->interest & static_cast<std::uint8_t>(rtkit::interest::write))) r->writer.reset();
+    table_.modify(token, what);  // both filters stay: nothing to change in the kernel
 }
 
 void kqueue_reactor::remove(rtkit::io_token token) noexcept {
-    registration* r = lookup(token);
+    auto* r = table_.find(token);
     if (!r) return;
     // Fails harmlessly when the descriptor was closed already (close removes its filters).
     struct kevent changes[2] = {change(r->fd, EVFILT_READ, EV_DELETE, 0),
                                 change(r->fd, EVFILT_WRITE, EV_DELETE, 0)};
     kevent(kq_, changes, 2, nullptr, 0, nullptr);
-    r->reader.reset();
-    r->writer.reset();
-    r->in_use = false;
-    r->fd = -1;
-    r->latched = 0;
-    if (++r->generation == 0) r->generation = 1;
-    r->next_free = free_head_;
-    free_head_ = index_of(token);
+    table_.erase(token);
 }
 
 unsigned kqueue_reactor::poll_ready(rtkit::io_token token, rtkit::interest want,
                                     const rtkit::waker& w) {
-    registration* r = lookup(token);
-    if (!r) return rtkit::ready::error;
-    const unsigned want_bits = static_cast<unsigned>(want);
-    const unsigned ready = r->latched & (want_bits | always_reported);
-    if (ready) return ready;
-    if (want_bits & rtkit::ready::readable && !r->reader.will_wake(w)) r->reader = w;
-    if (want_bits & rtkit::ready::writable && !r->writer.will_wake(w)) r->writer = w;
-    return 0;
+    return table_.poll_ready(token, want, w);
 }
 
 void kqueue_reactor::clear_ready(rtkit::io_token token, unsigned bits) noexcept {
-    if (registration* r = lookup(token)) r->latched &= ~bits;
+    table_.clear_ready(token, bits);
 }
 
 void kqueue_reactor::drain_wake() noexcept {
@@ -179,7 +134,7 @@ std::size_t kqueue_reactor::poll(rtkit::duration timeout) {
             drain_wake();
             continue;
         }
-        registration* r = lookup(token_of(ev));
+        auto* r = table_.find(token_of(ev));
         if (!r) continue;  // removed after the kernel queued it
         unsigned bits = 0;
         if (ev.flags & EV_ERROR) {
@@ -192,10 +147,7 @@ std::size_t kqueue_reactor::poll(rtkit::duration timeout) {
             // The reader is gone: a write would fail (EPIPE), as epoll's EPOLLERR says.
             if (ev.flags & EV_EOF) bits |= rtkit::ready::hangup | rtkit::ready::error;
         }
-        r->latched |= bits;
-        if (bits & (r->interest | always_reported)) ++became_ready;
-        if (bits & (rtkit::ready::readable | always_reported)) r->reader.wake();
-        if (bits & (rtkit::ready::writable | always_reported)) r->writer.wake();
+        if (table_.deliver(*r, bits)) ++became_ready;
     }
     return became_ready;
 }

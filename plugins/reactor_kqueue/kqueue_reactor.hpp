@@ -8,14 +8,16 @@
 
 #include "rtkit/plugin.hpp"
 #include "rtkit/reactor.hpp"
+#include "rtkit/reactor_support/registration_table.hpp"
 
 namespace rtkit_kqueue {
 
 /// Readiness through kqueue: each descriptor gets an EVFILT_READ and an
 /// EVFILT_WRITE filter with EV_CLEAR (edge-triggered, like the epoll reactor),
 /// added once; events are latched in the registration until clear_ready().
-/// The udata of both filters is the io_token (slot | generation << 32), so an
-/// event of a removed registration is dropped even if its slot was reused.
+/// Registrations live in a reactor_support::registration_table; the udata of
+/// both filters is the io_token, so an event of a removed registration is
+/// dropped even if its slot (and descriptor number) were reused.
 /// wake() triggers an EVFILT_USER event (a self-pipe where there is none).
 class kqueue_reactor final : public rtkit::reactor {
   public:
@@ -34,25 +36,12 @@ class kqueue_reactor final : public rtkit::reactor {
     void wake() noexcept override;
 
   private:
-    struct registration {
-        std::uint32_t generation = 1;
-        std::uint32_t next_free = 0;
-        bool in_use = false;
-        std::uint8_t interest = 0;
-        unsigned latched = 0;
-        int fd = -1;
-        rtkit::waker reader;
-        rtkit::waker writer;
-    };
-
-    registration* lookup(rtkit::io_token token) noexcept;
     void drain_wake() noexcept;
 
     int kq_ = -1;
     int wake_pipe_[2] = {-1, -1};  ///< only without EVFILT_USER
     std::atomic<bool> wake_pending_{false};
-    std::vector<registration> slab_;
-    std::uint32_t free_head_;
+    rtkit::reactor_support::registration_table<> table_;
     std::vector<struct kevent> events_;
 };
 

@@ -17,9 +17,6 @@
 namespace rtkit_uring {
 namespace {
 
-constexpr std::uint32_t no_slot = UINT32_MAX;
-constexpr std::uint32_t generation_mask = (1u << 29) - 1;
-
 /// The low three bits of a completion's user data say what it belongs to. An
 /// io_completion is at least 8-aligned, so its address has them clear.
 enum user_data_kind : std::uint64_t {
@@ -29,22 +26,18 @@ enum user_data_kind : std::uint64_t {
     kind_ignore = 3,     ///< cancel and poll-remove requests: nothing waits for them
 };
 
-constexpr std::uint32_t index_of(rtkit::io_token t) {
-    return static_cast<std::uint32_t>(t);
+/// A registration's user data: its token (slot | 29-bit generation << 32)
+/// moved so that the low three bits hold the kind.
+constexpr std::uint64_t tagged(rtkit::io_token token, user_data_kind kind) {
+    return (std::uint64_t{static_cast<std::uint32_t>(token)} << 32) | ((token >> 32) << 3) | kind;
 }
-constexpr std::uint32_t generation_of(rtkit::io_token t) {
-    return static_cast<std::uint32_t>(t >> 32);
-}
-constexpr rtkit::io_token make_token(std::uint32_t index, std::uint32_t generation) {
-    return index | (std::uint64_t{generation} << 32);
-}
-constexpr std::uint64_t poll_user_data(std::uint32_t index, std::uint32_t generation) {
-    return (std::uint64_t{index} << 32) | (std::uint64_t{generation} << 3) | kind_poll;
+/// The token back from a registration's user data.
+constexpr rtkit::io_token token_of(std::uint64_t data) {
+    return (data >> 32) | (((data >> 3) & ((1u << 29) - 1)) << 32);
 }
 
 /// Every readiness the reactor latches, whatever the interest (as epoll's).
 constexpr unsigned poll_mask = POLLIN | POLLOUT | POLLRDHUP;
-constexpr unsigned always_reported = rtkit::ready::hangup | rtkit::ready::error;
 
 unsigned ready_bits(unsigned events) {
     unsigned bits = 0;
@@ -73,7 +66,7 @@ unsigned clamp_length(std::size_t n) {
 uring_reactor::uring_reactor(const rtkit::plugin_options& options)
     : uring_reactor(settings_from(options)) {}
 
-uring_reactor::uring_reactor(const ring_settings& settings) : free_head_(no_slot) {
+uring_reactor::uring_reactor(const ring_settings& settings) {
     open_ring(ring_, settings);
     // Blocking on purpose: io_uring answers a READ of an O_NONBLOCK file with
     // EAGAIN instead of waiting. wake() never blocks on it (the counter would
@@ -109,18 +102,11 @@ void uring_reactor::arm_wake_read() {
     io_uring_sqe_set_data64(sqe, kind_wake);
 }
 
-void uring_reactor::arm_poll(std::uint32_t index, registration& r) {
+void uring_reactor::arm_poll(rtkit::io_token token, table::entry& r) {
     io_uring_sqe* sqe = next_sqe();
     io_uring_prep_poll_multishot(sqe, r.fd, poll_mask);
-    io_uring_sqe_set_data64(sqe, poll_user_data(index, r.generation));
-    r.poll_armed = true;
-}
-
-uring_reactor::registration* uring_reactor::lookup(rtkit::io_token token) noexcept {
-    const std::uint32_t index = index_of(token);
-    if (index >= slab_.size()) return nullptr;
-    registration& r = slab_[index];
-    return r.in_use && r.generation == generation_of(token) ? &r : nullptr;
+    io_uring_sqe_set_data64(sqe, tagged(token, kind_poll));
+    r.extra.poll_armed = true;
 }
 
 rtkit::io_token uring_reactor::add(int fd, rtkit::interest what) {
@@ -129,74 +115,44 @@ rtkit::io_token uring_reactor::add(int fd, rtkit::interest what) {
     if (fcntl(fd, F_GETFD) < 0)
         throw std::system_error(errno, std::generic_category(),
                                 "io_uring reactor add(fd " + std::to_string(fd) + ")");
-    std::uint32_t index = free_head_;
-    if (index == no_slot) {
-        slab_.emplace_back();
-        index = static_cast<std::uint32_t>(slab_.size() - 1);
-    } else {
-        free_head_ = slab_[index].next_free;
-    }
-    registration& r = slab_[index];
-    r.in_use = true;
-    r.poll_armed = false;
-    r.fd = fd;
-    r.interest = static_cast<std::uint8_t>(what);
-    r.latched = 0;
-    return make_token(index, r.generation);
+    return table_.insert(fd, what);  // EEXIST for a descriptor registered already
 }
 
 void uring_reactor::modify(rtkit::io_token token, rtkit::interest what) {
-    registration* r = lookup(token);
-    if (!r) throw std::system_error(ENOENT, std::generic_category(), "io_uring reactor modify");
-    r->interest = static_cast<std::uint8_t>(what);
-    if (!(r->interest & static_cast<std::uint8_t>(rtkit::interest::read))) r->reader.reset();
-    if (!(r->interest & static_cast<std::uint8_t>(rtkit::interest::write))) r->writer.reset();
+    table_.modify(token, what);
 }
 
 void uring_reactor::remove(rtkit::io_token token) noexcept {
-    registration* r = lookup(token);
+    table::entry* r = table_.find(token);
     if (!r) return;
-    const std::uint32_t index = index_of(token);
-    if (r->poll_armed) {
+    if (r->extra.poll_armed) {
         // The poll holds a reference to the file: remove it now, so that the
         // caller's close() really closes (the peer sees it at once). Its last
-        // completion fails the generation check below and is dropped.
+        // completion fails the generation check and is dropped.
         try {
             io_uring_sqe* sqe = next_sqe();
-            io_uring_prep_poll_remove(sqe, poll_user_data(index, r->generation));
+            io_uring_prep_poll_remove(sqe, tagged(token, kind_poll));
             io_uring_sqe_set_data64(sqe, kind_ignore);
             io_uring_submit(&ring_);
         } catch (...) {
             // Only the early release is lost; stale completions are still dropped.
         }
     }
-    r->reader.reset();
-    r->writer.reset();
-    r->in_use = false;
-    r->poll_armed = false;
-    r->fd = -1;
-    r->latched = 0;
-    r->generation = (r->generation + 1) & generation_mask;
-    if (r->generation == 0) r->generation = 1;
-    r->next_free = free_head_;
-    free_head_ = index;
+    table_.erase(token);
 }
 
 unsigned uring_reactor::poll_ready(rtkit::io_token token, rtkit::interest want,
                                    const rtkit::waker& w) {
-    registration* r = lookup(token);
+    table::entry* r = table_.find(token);
     if (!r) return rtkit::ready::error;
-    const unsigned want_bits = static_cast<unsigned>(want);
-    const unsigned ready = r->latched & (want_bits | always_reported);
-    if (ready) return ready;
-    if (!r->poll_armed) arm_poll(index_of(token), *r);
-    if (want_bits & rtkit::ready::readable && !r->reader.will_wake(w)) r->reader = w;
-    if (want_bits & rtkit::ready::writable && !r->writer.will_wake(w)) r->writer = w;
+    if (const unsigned ready = table::latched_for(*r, want)) return ready;
+    if (!r->extra.poll_armed) arm_poll(token, *r);  // first: it may throw
+    table::arm(*r, want, w);
     return 0;
 }
 
 void uring_reactor::clear_ready(rtkit::io_token token, unsigned bits) noexcept {
-    if (registration* r = lookup(token)) r->latched &= ~bits;
+    table_.clear_ready(token, bits);
 }
 
 std::size_t uring_reactor::handle(const io_uring_cqe& cqe) noexcept {
@@ -210,18 +166,13 @@ std::size_t uring_reactor::handle(const io_uring_cqe& cqe) noexcept {
             return 1;
         }
         case kind_poll: {
-            const auto index = static_cast<std::uint32_t>(data >> 32);
-            const auto generation = static_cast<std::uint32_t>(data >> 3) & generation_mask;
-            registration* r = lookup(make_token(index, generation));
+            table::entry* r = table_.find(token_of(data));
             if (!r) return 0;  // removed after the kernel posted it
-            if (!(cqe.flags & IORING_CQE_F_MORE)) r->poll_armed = false;
+            if (!(cqe.flags & IORING_CQE_F_MORE)) r->extra.poll_armed = false;
             if (cqe.res == -ECANCELED) return 0;
             const unsigned bits =
                 cqe.res < 0 ? rtkit::ready::error : ready_bits(static_cast<unsigned>(cqe.res));
-            r->latched |= bits;
-            if (bits & (rtkit::ready::readable | always_reported)) r->reader.wake();
-            if (bits & (rtkit::ready::writable | always_reported)) r->writer.wake();
-            return (bits & (r->interest | always_reported)) ? 1 : 0;
+            return table::deliver(*r, bits) ? 1 : 0;
         }
         case kind_wake:
             // acq_rel: a wake() that saw the flag still set published its work

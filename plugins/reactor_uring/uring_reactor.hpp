@@ -9,6 +9,7 @@
 #include "rtkit/completion_reactor.hpp"
 #include "rtkit/plugin.hpp"
 #include "rtkit/reactor.hpp"
+#include "rtkit/reactor_support/registration_table.hpp"
 #include "uring_probe.hpp"
 
 namespace rtkit_uring {
@@ -51,22 +52,16 @@ class uring_reactor final : public rtkit::reactor, public rtkit::completion_reac
     void cancel(rtkit::io_completion& done) noexcept override;
 
   private:
-    struct registration {
-        std::uint32_t generation = 1;  ///< bumped on remove(); 1..2^29-1, never 0
-        std::uint32_t next_free = 0;   ///< free-list link while unused
-        bool in_use = false;
-        bool poll_armed = false;    ///< a multishot POLL_ADD is live in the kernel
-        std::uint8_t interest = 0;  ///< rtkit::interest bits
-        unsigned latched = 0;       ///< rtkit::ready bits seen and not yet cleared
-        int fd = -1;
-        rtkit::waker reader;
-        rtkit::waker writer;
+    /// What the reactor keeps per registration beyond the table's own fields.
+    struct uring_state {
+        bool poll_armed = false;  ///< a multishot POLL_ADD is live in the kernel
     };
+    /// 29-bit generations: a poll's user data packs slot, generation and a 3-bit kind.
+    using table = rtkit::reactor_support::registration_table<uring_state, 29>;
 
-    registration* lookup(rtkit::io_token token) noexcept;
     /// A free submission entry, flushing the queue to the kernel when it is full.
     io_uring_sqe* next_sqe();
-    void arm_poll(std::uint32_t index, registration& r);
+    void arm_poll(rtkit::io_token token, table::entry& r);
     void arm_wake_read();
     /// Handles one completion; returns 1 when it made a registration or an
     /// operation ready, 0 otherwise.
@@ -77,8 +72,7 @@ class uring_reactor final : public rtkit::reactor, public rtkit::completion_reac
     int wake_fd_ = -1;
     std::uint64_t wake_count_ = 0;  ///< the eventfd READ's buffer
     std::atomic<bool> wake_pending_{false};
-    std::vector<registration> slab_;
-    std::uint32_t free_head_;
+    table table_;
 };
 
 }  // namespace rtkit_uring

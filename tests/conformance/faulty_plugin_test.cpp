@@ -33,6 +33,7 @@ TEST_CASE("a reactor that never reports readiness and ignores timeouts fails the
     CHECK(failed(r, "reactor.poll_honours_timeout"));
     CHECK(failed(r, "reactor.register_and_deregister"));  // add(-1) did not throw
     CHECK(failed(r, "reactor.wake_from_another_thread"));
+    CHECK(failed(r, "reactor.duplicate_add_refused"));  // a second add did not throw
 }
 
 #ifdef RTKIT_TEST_RTCTL

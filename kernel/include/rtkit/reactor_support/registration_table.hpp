@@ -1,0 +1,223 @@
+#pragma once
+// rtkit::reactor_support::registration_table: the bookkeeping behind
+// rtkit::reactor that every readiness backend needs, for plugin authors.
+//
+// Public API, header-only. A reactor plugin keeps one table; it maps each
+// io_token to a registration (descriptor, interest, latched readiness, one
+// armed waker per direction, and the backend's own `Extra` state) and
+// implements the latched-readiness rules of rtkit/reactor.hpp, so a backend
+// only talks to its kernel interface and calls deliver() with what it saw.
+// The built-in epoll, io_uring and kqueue reactors use it.
+//
+//     rtkit::reactor_support::registration_table<> table;
+//     io_token add(int fd, interest what) {          // the reactor's add()
+//         const io_token t = table.insert(fd, what);  // EBADF, EEXIST
+//         /* register fd with the kernel, passing t as user data; on failure: */
+//         /*     table.erase(t); throw ...;                                    */
+//         return t;
+//     }
+//     // poll(): for each kernel event, table.deliver(*table.find(user_data), bits)
+//
+// Tokens are `slot | generation << 32`. remove() bumps the slot's generation,
+// so a stale token (and a kernel event carrying one) is recognised even after
+// the slot and the descriptor number were reused. No token is 0.
+// Not thread-safe: the reactor's owner thread uses it, as every reactor method
+// but wake().
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "rtkit/reactor.hpp"
+#include "rtkit/waker.hpp"
+
+namespace rtkit::reactor_support {
+
+/// Hang-up and error concern every direction, so they are always reported.
+inline constexpr unsigned always_reported = ready::hangup | ready::error;
+
+/// No per-registration state of the backend's own.
+struct no_extra {};
+
+/// One registration. `Extra` is the backend's own state (for example whether
+/// a kernel-side poll is armed); it is value-initialised by insert().
+template <class Extra>
+struct registration {
+    int fd = -1;
+    std::uint8_t interest = 0;  ///< rtkit::interest bits
+    unsigned latched = 0;       ///< rtkit::ready bits seen and not yet cleared
+    waker reader;               ///< armed by poll_ready for read, fired once
+    waker writer;               ///< armed by poll_ready for write, fired once
+    Extra extra{};
+};
+
+/// Registrations in a slab with a free list, looked up by generation-checked
+/// token or by descriptor. `GenerationBits` (1..32) narrows the generation for
+/// backends that pack it with other bits into their kernel's user data.
+template <class Extra = no_extra, unsigned GenerationBits = 32>
+class registration_table {
+    static_assert(GenerationBits >= 1 && GenerationBits <= 32);
+
+  public:
+    using entry = registration<Extra>;
+    static constexpr std::uint32_t generation_mask =
+        GenerationBits == 32 ? UINT32_MAX : (std::uint32_t{1} << GenerationBits) - 1;
+
+    static constexpr std::uint32_t index_of(io_token t) noexcept {
+        return static_cast<std::uint32_t>(t);
+    }
+    static constexpr std::uint32_t generation_of(io_token t) noexcept {
+        return static_cast<std::uint32_t>(t >> 32);
+    }
+    static constexpr io_token make_token(std::uint32_t index, std::uint32_t generation) noexcept {
+        return index | (std::uint64_t{generation} << 32);
+    }
+
+    /// A live registration for `fd` with interest `what`, nothing latched.
+    /// Throws std::system_error: EBADF for a negative descriptor, EEXIST when
+    /// `fd` already has a live registration (every reactor refuses a second
+    /// add of one descriptor, as epoll does). Pointers from find() are
+    /// invalidated.
+    io_token insert(int fd, interest what) {
+        if (fd < 0) fail(EBADF, "add(fd " + std::to_string(fd) + ")");
+        const auto at = static_cast<std::size_t>(fd);
+        if (at >= slot_of_fd_.size()) slot_of_fd_.resize(at + 1, no_slot);
+        if (slot_of_fd_[at] != no_slot)
+            fail(EEXIST,
+                 "add(fd " + std::to_string(fd) + "): the descriptor is registered already");
+        std::uint32_t index = free_head_;
+        if (index == no_slot) {
+            slots_.emplace_back();
+            index = static_cast<std::uint32_t>(slots_.size() - 1);
+        } else {
+            free_head_ = slots_[index].next_free;
+        }
+        slot& s = slots_[index];
+        s.in_use = true;
+        s.value = entry{};
+        s.value.fd = fd;
+        s.value.interest = static_cast<std::uint8_t>(what);
+        slot_of_fd_[at] = index;
+        ++live_;
+        return make_token(index, s.generation);
+    }
+
+    /// The live registration `t` names, or nullptr when it is stale or unknown.
+    entry* find(io_token t) noexcept {
+        const std::uint32_t index = index_of(t);
+        if (index >= slots_.size()) return nullptr;
+        slot& s = slots_[index];
+        return s.in_use && s.generation == generation_of(t) ? &s.value : nullptr;
+    }
+
+    /// The token of `fd`'s live registration, or 0 when it has none.
+    io_token token_of_fd(int fd) const noexcept {
+        if (fd < 0 || static_cast<std::size_t>(fd) >= slot_of_fd_.size()) return 0;
+        const std::uint32_t index = slot_of_fd_[static_cast<std::size_t>(fd)];
+        return index == no_slot ? 0 : make_token(index, slots_[index].generation);
+    }
+
+    /// Ends registration `t`: its wakers are dropped without a wake, its slot
+    /// gets a new generation and goes back to the free list. Returns false
+    /// (and does nothing) for a stale token.
+    bool erase(io_token t) noexcept {
+        entry* r = find(t);
+        if (!r) return false;
+        const std::uint32_t index = index_of(t);
+        slot& s = slots_[index];
+        slot_of_fd_[static_cast<std::size_t>(r->fd)] = no_slot;
+        s.value = entry{};  // drops the wakers and the backend's state
+        s.in_use = false;
+        s.generation = (s.generation + 1) & generation_mask;
+        if (s.generation == 0) s.generation = 1;
+        s.next_free = free_head_;
+        free_head_ = index;
+        --live_;
+        return true;
+    }
+
+    /// How many registrations are live.
+    std::size_t size() const noexcept { return live_; }
+
+    // --- The latched-readiness rules of rtkit::reactor, per registration. ---
+
+    /// The latched bits that answer `want` (hang-up and error always count).
+    static unsigned latched_for(const entry& r, interest want) noexcept {
+        return r.latched & (static_cast<unsigned>(want) | always_reported);
+    }
+
+    /// Stores a copy of `w` for each direction in `want`, replacing an earlier
+    /// one. Re-arming a waker that wakes the same task skips the copy.
+    static void arm(entry& r, interest want, const waker& w) {
+        const unsigned bits = static_cast<unsigned>(want);
+        if (bits & ready::readable && !r.reader.will_wake(w)) r.reader = w;
+        if (bits & ready::writable && !r.writer.will_wake(w)) r.writer = w;
+    }
+
+    /// reactor::poll_ready on one registration: latched_for(), or arm() and 0.
+    static unsigned poll_ready(entry& r, interest want, const waker& w) {
+        if (const unsigned ready = latched_for(r, want)) return ready;
+        arm(r, want, w);
+        return 0;
+    }
+
+    /// reactor::modify on one registration. Latched bits are kept; a waker of
+    /// a direction no longer wanted is dropped.
+    static void set_interest(entry& r, interest what) noexcept {
+        r.interest = static_cast<std::uint8_t>(what);
+        if (!(r.interest & ready::readable)) r.reader.reset();
+        if (!(r.interest & ready::writable)) r.writer.reset();
+    }
+
+    /// What the backend saw for `r`: latches `bits` whatever the interest (an
+    /// edge is reported once), wakes the reader on readable, the writer on
+    /// writable, both on hang-up or error. Returns true when `bits` matter to
+    /// the registration's interest (reactor::poll counts those).
+    static bool deliver(entry& r, unsigned bits) noexcept {
+        r.latched |= bits;
+        if (bits & (ready::readable | always_reported)) r.reader.wake();
+        if (bits & (ready::writable | always_reported)) r.writer.wake();
+        return (bits & (r.interest | always_reported)) != 0;
+    }
+
+    // --- The same, by token, with the reactor interface's answers for a stale one. ---
+
+    /// reactor::poll_ready: a stale token returns ready::error.
+    unsigned poll_ready(io_token t, interest want, const waker& w) {
+        entry* r = find(t);
+        return r ? poll_ready(*r, want, w) : ready::error;
+    }
+    /// reactor::clear_ready: a stale token is ignored.
+    void clear_ready(io_token t, unsigned bits) noexcept {
+        if (entry* r = find(t)) r->latched &= ~bits;
+    }
+    /// reactor::modify: a stale token throws std::system_error(ENOENT).
+    void modify(io_token t, interest what) {
+        entry* r = find(t);
+        if (!r) fail(ENOENT, "modify of a removed registration");
+        set_interest(*r, what);
+    }
+
+  private:
+    static constexpr std::uint32_t no_slot = UINT32_MAX;
+
+    struct slot {
+        std::uint32_t generation = 1;  ///< never 0, so no token is 0
+        std::uint32_t next_free = no_slot;
+        bool in_use = false;
+        entry value;
+    };
+
+    [[noreturn]] static void fail(int error, const std::string& what) {
+        throw std::system_error(error, std::generic_category(), "reactor " + what);
+    }
+
+    std::vector<slot> slots_;
+    std::vector<std::uint32_t> slot_of_fd_;  ///< descriptor -> slot, no_slot when free
+    std::uint32_t free_head_ = no_slot;
+    std::size_t live_ = 0;
+};
+
+}  // namespace rtkit::reactor_support
