@@ -49,21 +49,13 @@ void io_registration::reset() noexcept {
     reactor_ = nullptr;
 }
 
-unsigned io_registration::poll_ready(interest want, const waker& w) {
-    return reactor_->poll_ready(token_, want, w);
-}
-
-void io_registration::clear_ready(unsigned bits) noexcept {
-    reactor_->clear_ready(token_, bits);
-}
-
 void io_registration::modify(interest what) {
     reactor_->modify(token_, what);
 }
 
 bool io_registration::ready_awaiter::await_suspend(std::coroutine_handle<>) {
     task_header* self = current_task();
-    bits_ = reg_.poll_ready(want_, self->make_waker());
+    bits_ = reg_.poll_ready(want_, borrowed_task_waker(self).get());
     if (bits_ != 0) return false;  // already ready: do not suspend
     self->leaf_ready = &leaf_ready;
     self->leaf = this;
@@ -74,7 +66,7 @@ bool io_registration::ready_awaiter::leaf_ready(void* self) noexcept {
     auto* me = static_cast<ready_awaiter*>(self);
     if (cancel_pending() || me->bits_ != 0) return true;
     try {
-        me->bits_ = me->reg_.poll_ready(me->want_, current_task()->make_waker());
+        me->bits_ = me->reg_.poll_ready(me->want_, borrowed_task_waker(current_task()).get());
     } catch (...) {
         me->bits_ = ready::error;
     }

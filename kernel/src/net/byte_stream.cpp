@@ -9,25 +9,6 @@
 
 namespace rtkit::net {
 
-detail::io_operation byte_stream::read(void* data, std::size_t size) noexcept {
-    io_request r;
-    r.op = fd_.kind() == fd_kind::socket ? io_opcode::recv : io_opcode::read;
-    r.fd = fd_.get();
-    r.buffer = data;
-    r.length = size;
-    return detail::io_operation(fd_, r);
-}
-
-detail::io_operation byte_stream::write(const void* data, std::size_t size) noexcept {
-    io_request r;
-    r.op = fd_.kind() == fd_kind::socket ? io_opcode::send : io_opcode::write;
-    r.fd = fd_.get();
-    r.buffer = const_cast<void*>(data);  // only read by send/write
-    r.length = size;
-    r.flags = fd_.kind() == fd_kind::socket ? MSG_NOSIGNAL : 0;  // EPIPE, not SIGPIPE
-    return detail::io_operation(fd_, r);
-}
-
 task<void> byte_stream::read_exact(void* data, std::size_t size) {
     auto* bytes = static_cast<std::byte*>(data);
     std::size_t got = 0;

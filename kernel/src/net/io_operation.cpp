@@ -1,6 +1,7 @@
 #include "rtkit/net/io_operation.hpp"
 
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -39,10 +40,6 @@ rtkit::detail::scheduler& holder_scheduler() {
 
 }  // namespace
 
-io_operation::~io_operation() {
-    abandon();
-}
-
 bool io_operation::deadline_passed() const noexcept {
     return deadline_ && rtkit::detail::scheduler_now(holder_scheduler()) >= *deadline_;
 }
@@ -71,11 +68,17 @@ bool io_operation::attempt() {
             finish(-error);
             return true;
         }
+        // recv and send go to the kernel directly: glibc's wrappers are
+        // pthread cancellation points and switch asynchronous cancellation on
+        // and off around every call, which rtkit (no pthread_cancel) never
+        // needs and the echo loop would pay twice per request.
         case io_opcode::recv:
-            n = ::recv(fd, request_.buffer, request_.length, request_.flags);
+            n = ::syscall(SYS_recvfrom, fd, request_.buffer, request_.length, request_.flags,
+                          nullptr, nullptr);
             break;
         case io_opcode::send:
-            n = ::send(fd, request_.buffer, request_.length, request_.flags);
+            n = ::syscall(SYS_sendto, fd, request_.buffer, request_.length, request_.flags, nullptr,
+                          0);
             break;
         case io_opcode::read:
             n = ::read(fd, request_.buffer, request_.length);
@@ -129,8 +132,9 @@ bool io_operation::advance() {
         if (try_first(request_.op) && attempt()) return true;
     }
     const interest want = interest_of(request_.op);
+    const rtkit::detail::borrowed_task_waker self(current_task());
     while (true) {
-        if (fd_.registration().poll_ready(want, current_task()->make_waker()) == 0) return false;
+        if (fd_.registration().poll_ready(want, self.get()) == 0) return false;
         if (attempt()) return true;
     }
 }
@@ -179,7 +183,7 @@ void io_operation::abandon() noexcept {
     }
 }
 
-std::size_t io_operation::await_resume() {
+std::size_t io_operation::resume_other() {
     if (phase_ != phase::finished) {
         const bool timed_out = deadline_passed() && !rtkit::detail::cancel_pending();
         abandon();

@@ -1,5 +1,7 @@
 #pragma once
 // rtkit::net::byte_stream: reading and writing a connected stream descriptor.
+#include <sys/socket.h>
+
 #include <cstddef>
 #include <string_view>
 
@@ -23,12 +25,27 @@ class byte_stream {
     explicit byte_stream(registered_fd fd) noexcept : fd_(std::move(fd)) {}
 
     /// Reads at least one byte (up to `size`) into `data`; 0 at end of stream.
-    detail::io_operation read(void* data, std::size_t size) noexcept;
+    detail::io_operation read(void* data, std::size_t size) noexcept {
+        io_request r;
+        r.op = fd_.kind() == fd_kind::socket ? io_opcode::recv : io_opcode::read;
+        r.fd = fd_.get();
+        r.buffer = data;
+        r.length = size;
+        return detail::io_operation(fd_, r);
+    }
     /// Reads exactly `size` bytes; throws std::system_error (ENODATA) when the
     /// stream ends first, saying how many bytes came.
     task<void> read_exact(void* data, std::size_t size);
     /// Writes at least one byte of `data`; returns how many.
-    detail::io_operation write(const void* data, std::size_t size) noexcept;
+    detail::io_operation write(const void* data, std::size_t size) noexcept {
+        io_request r;
+        r.op = fd_.kind() == fd_kind::socket ? io_opcode::send : io_opcode::write;
+        r.fd = fd_.get();
+        r.buffer = const_cast<void*>(data);  // only read by send/write
+        r.length = size;
+        r.flags = fd_.kind() == fd_kind::socket ? MSG_NOSIGNAL : 0;  // EPIPE, not SIGPIPE
+        return detail::io_operation(fd_, r);
+    }
     /// Writes all of `data`.
     task<void> write_all(const void* data, std::size_t size);
     task<void> write_all(std::string_view text) { return write_all(text.data(), text.size()); }

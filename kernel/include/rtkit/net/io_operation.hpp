@@ -31,7 +31,10 @@ class io_operation {
         : fd_(fd), request_(request) {}
     io_operation(const io_operation&) = delete;
     io_operation& operator=(const io_operation&) = delete;
-    ~io_operation();
+    ~io_operation() {
+        // Finished with no timer (the common case) leaves nothing to undo.
+        if (phase_ != phase::finished || timer_armed_) abandon();
+    }
 
     /// Gives up at `deadline` (runtime clock) with ETIMEDOUT.
     io_operation& with_deadline(instant deadline) noexcept {
@@ -41,7 +44,10 @@ class io_operation {
 
     bool await_ready() const noexcept { return rtkit::detail::cancel_pending(); }
     bool await_suspend(std::coroutine_handle<>);
-    std::size_t await_resume();
+    std::size_t await_resume() {
+        if (phase_ == phase::finished && !timer_armed_ && error_ == 0 && !failure_) return value_;
+        return resume_other();
+    }
 
   private:
     enum class phase : std::uint8_t { idle, waiting_ready, submitted, finished };
@@ -52,6 +58,9 @@ class io_operation {
     /// One syscall on the readiness path; true when it produced a result.
     bool attempt();
     void finish(long result) noexcept;
+    /// await_resume for everything but a plain success: cancelled, timed
+    /// out, failed, or a deadline's timer to disarm.
+    std::size_t resume_other();
     /// Ends a wait that was cut short: cancels a submission (waiting for its
     /// completion), withdraws an armed waker, disarms the timer.
     void abandon() noexcept;
