@@ -11,13 +11,17 @@ constexpr rtkit_option_decl uring_options[] = {
      "a kernel thread polls the submission queue (costs a core while busy)"},
     {"fail_probe_errno", RTKIT_OPTION_INT, "0", 0, 4095, nullptr,
      "fault injection: when nonzero the probe fails with this errno (1 EPERM, 38 ENOSYS)"},
+    {"recv_buffers", RTKIT_OPTION_INT, "256", 0, 32768, nullptr,
+     "provided buffers for multishot recv, rounded down to a power of two (0: plain recv)"},
+    {"recv_buffer_size", RTKIT_OPTION_INT, "4096", 64, 1048576, nullptr,
+     "bytes per provided recv buffer"},
 };
 
 constexpr rtkit_plugin_descriptor uring_descriptor =
     rtkit::make_plugin_descriptor<rtkit::reactor, rtkit_uring::uring_reactor>(
         "uring", "1.0.0",
         "io_uring reactor: multishot-poll readiness plus whole accept/connect/recv/send/read/write",
-        uring_options, 3);
+        uring_options, 5);
 
 }  // namespace
 

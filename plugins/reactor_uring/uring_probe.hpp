@@ -13,6 +13,9 @@ struct ring_settings {
     /// Fault injection: when nonzero, the probe fails as if io_uring_setup had
     /// returned this errno (1 EPERM, 38 ENOSYS, ...), before touching the kernel.
     int fail_probe_errno = 0;
+    /// Provided buffers for multishot recv (0: no buffered recv) and their size.
+    unsigned recv_buffers = 256;
+    unsigned recv_buffer_size = 4096;
 };
 
 /// Creates `ring` and checks that it can do everything the reactor needs:

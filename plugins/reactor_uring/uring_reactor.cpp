@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -24,7 +25,17 @@ enum user_data_kind : std::uint64_t {
     kind_poll = 1,       ///< a registration's multishot poll: slot << 32 | generation << 3
     kind_wake = 2,       ///< the eventfd READ behind wake()
     kind_ignore = 3,     ///< cancel and poll-remove requests: nothing waits for them
+    kind_recv = 4,       ///< a registration's multishot recv, tagged like kind_poll
 };
+
+/// While a recv is parked on a registration (not in the kernel), its
+/// io_completion's result (unspecified until pending is false) holds
+/// parked_base - slot, below every negated errno, so cancel() finds it.
+constexpr int parked_base = -(1 << 20);
+
+/// A registration with this many received buffers unread stops its
+/// multishot recv, so one idle reader cannot take every provided buffer.
+constexpr unsigned max_queued_buffers = 16;
 
 /// A registration's user data: its token (slot | 29-bit generation << 32)
 /// moved so that the low three bits hold the kind.
@@ -53,6 +64,8 @@ ring_settings settings_from(const rtkit::plugin_options& options) {
     s.entries = static_cast<unsigned>(options.get_int("entries"));
     s.sqpoll = options.get_bool("sqpoll");
     s.fail_probe_errno = static_cast<int>(options.get_int("fail_probe_errno"));
+    s.recv_buffers = static_cast<unsigned>(options.get_int("recv_buffers"));
+    s.recv_buffer_size = static_cast<unsigned>(options.get_int("recv_buffer_size"));
     return s;
 }
 
@@ -77,11 +90,21 @@ uring_reactor::uring_reactor(const ring_settings& settings) {
         io_uring_queue_exit(&ring_);
         throw std::system_error(saved, std::generic_category(), "eventfd");
     }
+    // Buffered recv is an optimisation: without buffer rings (Linux 5.19) or
+    // multishot recv (6.0) every recv goes to the kernel whole.
+    if (settings.recv_buffers > 0 &&
+        buffers_.setup(ring_, settings.recv_buffers, settings.recv_buffer_size) == 0 &&
+        probe_multishot_recv()) {
+        multishot_recv_ = true;
+        chunk_next_.assign(buffers_.count(), -1);
+        chunk_length_.assign(buffers_.count(), 0);
+    }
     arm_wake_read();
 }
 
 uring_reactor::~uring_reactor() {
-    // Ends every request still in the kernel; nothing of ours is touched after.
+    // Ends every request still in the kernel; nothing of ours is touched after
+    // (the provided buffers are unmapped after this, by their destructor).
     io_uring_queue_exit(&ring_);
     close(wake_fd_);
 }
@@ -125,18 +148,34 @@ void uring_reactor::modify(rtkit::io_token token, rtkit::interest what) {
 void uring_reactor::remove(rtkit::io_token token) noexcept {
     table::entry* r = table_.find(token);
     if (!r) return;
-    if (r->extra.poll_armed) {
-        // The poll holds a reference to the file: remove it now, so that the
-        // caller's close() really closes (the peer sees it at once). Its last
-        // completion fails the generation check and is dropped.
+    uring_state& st = r->extra;
+    if (st.poll_armed || st.recv_armed) {
+        // The poll and the recv hold a reference to the file: end them now, so
+        // that the caller's close() really closes (the peer sees it at once).
+        // Their last completions fail the generation check and are dropped.
         try {
-            io_uring_sqe* sqe = next_sqe();
-            io_uring_prep_poll_remove(sqe, tagged(token, kind_poll));
-            io_uring_sqe_set_data64(sqe, kind_ignore);
+            if (st.poll_armed) {
+                io_uring_sqe* sqe = next_sqe();
+                io_uring_prep_poll_remove(sqe, tagged(token, kind_poll));
+                io_uring_sqe_set_data64(sqe, kind_ignore);
+            }
+            if (st.recv_armed) {
+                io_uring_sqe* sqe = next_sqe();
+                io_uring_prep_cancel64(sqe, tagged(token, kind_recv), 0);
+                io_uring_sqe_set_data64(sqe, kind_ignore);
+            }
             io_uring_submit(&ring_);
         } catch (...) {
             // Only the early release is lost; stale completions are still dropped.
         }
+    }
+    drop_queue(*r);
+    if (rtkit::io_completion* done = std::exchange(st.reader, nullptr)) {
+        // A recv still parked: its owner broke the rule (cancel it first), but
+        // must not wait forever.
+        done->result = -ECANCELED;
+        done->pending = false;
+        done->on_complete.wake();
     }
     table_.erase(token);
 }
@@ -174,6 +213,8 @@ std::size_t uring_reactor::handle(const io_uring_cqe& cqe) noexcept {
                 cqe.res < 0 ? rtkit::ready::error : ready_bits(static_cast<unsigned>(cqe.res));
             return table::deliver(*r, bits) ? 1 : 0;
         }
+        case kind_recv:
+            return handle_recv(cqe);
         case kind_wake:
             // acq_rel: a wake() that saw the flag still set published its work
             // before this exchange, and this poll returns to the caller anyway.
@@ -205,6 +246,8 @@ std::size_t uring_reactor::reap() noexcept {
 }
 
 std::size_t uring_reactor::poll(rtkit::duration timeout) {
+    const std::size_t delivered = deliver_parked();
+    if (delivered > 0) timeout = rtkit::duration{0};  // those readers are runnable now
     int rc = 0;
     if (timeout.count() == 0) {
         // Enter the kernel only when there is something to submit or task
@@ -234,7 +277,7 @@ std::size_t uring_reactor::poll(rtkit::duration timeout) {
     }
     if (rc < 0 && rc != -EINTR && rc != -ETIME && rc != -EBUSY && rc != -EAGAIN)
         throw std::system_error(-rc, std::generic_category(), "io_uring_enter");
-    return reap();
+    return delivered + reap();
 }
 
 void uring_reactor::wake() noexcept {
@@ -250,6 +293,17 @@ void* uring_reactor::query_interface(const char* name) noexcept {
 }
 
 void uring_reactor::submit(const rtkit::io_request& request, rtkit::io_completion& done) {
+    if (request.op == rtkit::io_opcode::recv && multishot_recv_ && request.flags == 0 &&
+        request.length > 0) {
+        // A registered socket with no other reader parked: buffered recv.
+        if (const rtkit::io_token token = table_.token_of_fd(request.fd)) {
+            table::entry* r = table_.find(token);
+            if (!r->extra.reader) {
+                submit_buffered_recv(token, *r, request, done);
+                return;
+            }
+        }
+    }
     io_uring_sqe* sqe = next_sqe();
     switch (request.op) {
         case rtkit::io_opcode::accept:
@@ -285,6 +339,15 @@ void uring_reactor::submit(const rtkit::io_request& request, rtkit::io_completio
 void uring_reactor::cancel(rtkit::io_completion& done) noexcept {
     if (!done.pending) return;
     done.on_complete.reset();  // the canceller is running: no wake needed
+    if (done.result <= parked_base) {
+        // Parked on a registration, not in the kernel: unpark it. What the
+        // multishot recv receives stays queued for the next reader.
+        table::entry* r = table_.find_slot(static_cast<std::uint32_t>(parked_base - done.result));
+        if (r && r->extra.reader == &done) r->extra.reader = nullptr;
+        done.result = -ECANCELED;
+        done.pending = false;
+        return;
+    }
     try {
         io_uring_sqe* sqe = next_sqe();
         io_uring_prep_cancel64(sqe, reinterpret_cast<std::uint64_t>(&done), 0);
@@ -303,6 +366,202 @@ void uring_reactor::cancel(rtkit::io_completion& done) noexcept {
         }
         reap();
     }
+}
+
+// --- Buffered recv ---
+
+bool uring_reactor::probe_multishot_recv() {
+    int fds[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) < 0) return false;
+    io_uring_sqe* sqe = io_uring_get_sqe(&ring_);  // the ring is still empty here
+    io_uring_prep_recv_multishot(sqe, fds[0], nullptr, 0, 0);
+    sqe->flags |= IOSQE_BUFFER_SELECT;
+    sqe->buf_group = provided_buffers::group;
+    io_uring_sqe_set_data64(sqe, kind_ignore);
+    const char byte = 'p';
+    bool works = write(fds[1], &byte, 1) == 1 && io_uring_submit(&ring_) == 1;
+    close(fds[1]);  // end of stream: a live multishot recv ends with it
+    // The first completion carries the byte (and MORE) where multishot recv
+    // exists, -EINVAL where it does not; wait for the recv's last completion.
+    bool first = true;
+    bool more = works;
+    while (more) {
+        __kernel_timespec limit{1, 0};
+        io_uring_cqe* cqe = nullptr;
+        if (io_uring_wait_cqe_timeout(&ring_, &cqe, &limit) < 0) {
+            works = false;
+            break;
+        }
+        if (first)
+            works = cqe->res == 1 && (cqe->flags & IORING_CQE_F_MORE) &&
+                    (cqe->flags & IORING_CQE_F_BUFFER);
+        first = false;
+        if (cqe->flags & IORING_CQE_F_BUFFER) {
+            buffers_.taken();
+            buffers_.recycle(static_cast<std::uint16_t>(cqe->flags >> IORING_CQE_BUFFER_SHIFT));
+        }
+        more = cqe->flags & IORING_CQE_F_MORE;
+        io_uring_cqe_seen(&ring_, cqe);
+    }
+    close(fds[0]);
+    return works;
+}
+
+void uring_reactor::arm_recv(rtkit::io_token token, table::entry& r) {
+    io_uring_sqe* sqe = next_sqe();
+    io_uring_prep_recv_multishot(sqe, r.fd, nullptr, 0, 0);
+    sqe->flags |= IOSQE_BUFFER_SELECT;  // the kernel picks a provided buffer per chunk
+    sqe->buf_group = provided_buffers::group;
+    io_uring_sqe_set_data64(sqe, tagged(token, kind_recv));
+    r.extra.recv_armed = true;
+    r.extra.recv_cancel_sent = false;
+}
+
+void uring_reactor::submit_buffered_recv(rtkit::io_token token, table::entry& r,
+                                         const rtkit::io_request& request,
+                                         rtkit::io_completion& done) {
+    uring_state& st = r.extra;
+    const bool nothing_queued = st.queued == 0 && st.end > 0;
+    if (nothing_queued && !st.recv_armed) {
+        if (buffers_.available() == 0) {
+            // Every provided buffer holds unread bytes: receive into the caller's.
+            io_uring_sqe* sqe = next_sqe();
+            io_uring_prep_recv(sqe, request.fd, request.buffer, clamp_length(request.length), 0);
+            io_uring_sqe_set_data(sqe, &done);
+            done.result = 0;
+            done.pending = true;
+            return;
+        }
+        arm_recv(token, r);
+    }
+    st.reader = &done;
+    st.reader_buffer = request.buffer;
+    st.reader_length = clamp_length(request.length);
+    done.result = parked_base - static_cast<int>(table::index_of(token));
+    done.pending = true;
+    // Bytes are here already; the completion reaches its submitter through poll().
+    if (!nothing_queued) deliver_next_poll_.push_back(token);
+}
+
+bool uring_reactor::deliver(table::entry& r) noexcept {
+    uring_state& st = r.extra;
+    if (!st.reader || (st.queued == 0 && st.end > 0)) return false;
+    int result = 0;
+    if (st.queued > 0) {
+        // Like recv(2): as many queued bytes as fit, across chunks.
+        auto* out = static_cast<std::byte*>(st.reader_buffer);
+        unsigned copied = 0;
+        while (st.queued > 0 && copied < st.reader_length) {
+            const auto id = static_cast<std::uint16_t>(st.head);
+            const unsigned n =
+                std::min(chunk_length_[id] - st.head_offset, st.reader_length - copied);
+            std::memcpy(out + copied, buffers_.data(id) + st.head_offset, n);
+            copied += n;
+            st.head_offset += n;
+            if (st.head_offset == chunk_length_[id]) {
+                st.head = chunk_next_[id];
+                if (st.head < 0) st.tail = -1;
+                --st.queued;
+                st.head_offset = 0;
+                buffers_.recycle(id);
+            }
+        }
+        result = static_cast<int>(copied);
+    } else {
+        // End of stream or an error, told once; the next recv asks the kernel again.
+        result = std::exchange(st.end, 1);
+    }
+    rtkit::io_completion* done = std::exchange(st.reader, nullptr);
+    done->result = result;
+    done->pending = false;
+    done->on_complete.wake();
+    return true;
+}
+
+void uring_reactor::restart_reader(rtkit::io_token token, table::entry& r) {
+    uring_state& st = r.extra;
+    if (!st.reader || st.queued > 0 || st.end <= 0 || st.recv_armed) return;
+    if (buffers_.available() > 0) {
+        arm_recv(token, r);
+        return;
+    }
+    // Out of provided buffers: this recv goes to the kernel whole, into the
+    // reader's own buffer (one recv in flight per registration keeps order).
+    io_uring_sqe* sqe = next_sqe();
+    io_uring_prep_recv(sqe, r.fd, st.reader_buffer, st.reader_length, 0);
+    io_uring_sqe_set_data(sqe, st.reader);
+    st.reader->result = 0;
+    st.reader = nullptr;
+}
+
+std::size_t uring_reactor::handle_recv(const io_uring_cqe& cqe) noexcept {
+    const bool has_buffer = cqe.flags & IORING_CQE_F_BUFFER;
+    const auto id = static_cast<std::uint16_t>(cqe.flags >> IORING_CQE_BUFFER_SHIFT);
+    if (has_buffer) buffers_.taken();
+    const rtkit::io_token token = token_of(cqe.user_data);
+    table::entry* r = table_.find(token);
+    if (!r) {
+        if (has_buffer) buffers_.recycle(id);  // removed: nobody will read these bytes
+        return 0;
+    }
+    uring_state& st = r->extra;
+    if (!(cqe.flags & IORING_CQE_F_MORE)) st.recv_armed = false;
+    if (cqe.res > 0 && has_buffer) {
+        chunk_length_[id] = static_cast<unsigned>(cqe.res);
+        chunk_next_[id] = -1;
+        if (st.tail >= 0)
+            chunk_next_[static_cast<std::size_t>(st.tail)] = id;
+        else
+            st.head = id;
+        st.tail = id;
+        ++st.queued;
+    } else if (has_buffer) {
+        buffers_.recycle(id);
+    }
+    // ENOBUFS (no buffer was free) and ECANCELED (we stopped it) end the
+    // multishot recv without ending the stream.
+    if (cqe.res == 0 || (cqe.res < 0 && cqe.res != -ENOBUFS && cqe.res != -ECANCELED))
+        st.end = cqe.res;
+    const std::size_t woke = deliver(*r) ? 1 : 0;
+    try {
+        restart_reader(token, *r);
+    } catch (...) {
+        // No submission entry even after a flush: fail this recv rather than hang.
+        if (rtkit::io_completion* done = std::exchange(st.reader, nullptr)) {
+            done->result = -EBUSY;
+            done->pending = false;
+            done->on_complete.wake();
+        }
+    }
+    if (!st.reader && st.recv_armed && !st.recv_cancel_sent && st.queued >= max_queued_buffers) {
+        // Nobody reads this one: stop receiving until a reader drains the queue.
+        if (io_uring_sqe* sqe = io_uring_get_sqe(&ring_)) {
+            io_uring_prep_cancel64(sqe, cqe.user_data, 0);
+            io_uring_sqe_set_data64(sqe, kind_ignore);
+            st.recv_cancel_sent = true;
+        }
+    }
+    return woke;
+}
+
+void uring_reactor::drop_queue(table::entry& r) noexcept {
+    uring_state& st = r.extra;
+    while (st.head >= 0) {
+        const auto id = static_cast<std::uint16_t>(st.head);
+        st.head = chunk_next_[id];
+        buffers_.recycle(id);
+    }
+    st.tail = -1;
+    st.queued = 0;
+    st.head_offset = 0;
+}
+
+std::size_t uring_reactor::deliver_parked() noexcept {
+    std::size_t delivered = 0;
+    for (const rtkit::io_token token : deliver_next_poll_)
+        if (table::entry* r = table_.find(token)) delivered += deliver(*r) ? 1 : 0;
+    deliver_next_poll_.clear();
+    return delivered;
 }
 
 }  // namespace rtkit_uring

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "provided_buffers.hpp"
 #include "rtkit/completion_reactor.hpp"
 #include "rtkit/plugin.hpp"
 #include "rtkit/reactor.hpp"
@@ -21,9 +22,18 @@ namespace rtkit_uring {
 /// completions are latched like epoll's edge-triggered events. Whole
 /// operations (rtkit::completion_reactor_v1): accept, connect, recv, send,
 /// read and write are submitted as they are, and their completions wake the
-/// submitter. Every submission of a dispatch turn goes to the kernel with the
-/// next poll(), in one io_uring_enter that also waits. wake() writes an
-/// eventfd that a pending READ drains.
+/// submitter; except recv on a registered socket, which is served from one
+/// multishot recv per registration into provided buffers (see below). Every submission of a
+/// dispatch turn goes to the kernel with the next poll(), in one io_uring_enter that also waits.
+/// wake() writes an eventfd that a pending READ drains.
+///
+/// Buffered recv: the first recv on a registered socket starts a multishot
+/// recv (Linux 6.0+, probed at start) that receives into a ring of provided
+/// buffers for as long as the registration lives; received chunks queue on
+/// the registration and each recv request takes bytes from that queue. A
+/// cancelled recv was only parked on the registration, so it consumes
+/// nothing; remove() cancels the multishot recv and frees what was queued.
+/// When buffers run short a recv goes to the kernel whole, as before.
 ///
 /// Completion user data: an io_completion's address (8-aligned, low bits 0),
 /// or a tagged registration slot + generation, so a completion of a removed
@@ -54,7 +64,22 @@ class uring_reactor final : public rtkit::reactor, public rtkit::completion_reac
   private:
     /// What the reactor keeps per registration beyond the table's own fields.
     struct uring_state {
-        bool poll_armed = false;  ///< a multishot POLL_ADD is live in the kernel
+        bool poll_armed = false;        ///< a multishot POLL_ADD is live in the kernel
+        bool recv_armed = false;        ///< a multishot recv is live in the kernel
+        bool recv_cancel_sent = false;  ///< ...and asked to stop (too much queued)
+        /// The multishot recv's last word, to hand to the next reader once the
+        /// queue is empty: 0 end of stream, < 0 a negated errno; 1 none.
+        int end = 1;
+        /// Received chunks not yet read: provided buffer ids, linked through
+        /// chunk_next_; the head's first head_offset bytes were read already.
+        int head = -1;
+        int tail = -1;
+        unsigned queued = 0;
+        unsigned head_offset = 0;
+        /// A recv parked until data comes (not in the kernel), and its buffer.
+        rtkit::io_completion* reader = nullptr;
+        void* reader_buffer = nullptr;
+        unsigned reader_length = 0;
     };
     /// 29-bit generations: a poll's user data packs slot, generation and a 3-bit kind.
     using table = rtkit::reactor_support::registration_table<uring_state, 29>;
@@ -63,6 +88,24 @@ class uring_reactor final : public rtkit::reactor, public rtkit::completion_reac
     io_uring_sqe* next_sqe();
     void arm_poll(rtkit::io_token token, table::entry& r);
     void arm_wake_read();
+
+    // Buffered recv (multishot recv into provided buffers).
+    /// Tries a multishot recv on a socketpair: false where the kernel lacks it.
+    bool probe_multishot_recv();
+    void submit_buffered_recv(rtkit::io_token token, table::entry& r,
+                              const rtkit::io_request& request, rtkit::io_completion& done);
+    void arm_recv(rtkit::io_token token, table::entry& r);
+    /// Starts a recv for the parked reader of `r` when nothing is queued and
+    /// no recv is live: multishot, or a whole recv into its buffer when the
+    /// provided buffers run short.
+    void restart_reader(rtkit::io_token token, table::entry& r);
+    /// Completes the parked reader of `r` from the queue (or with the recv's
+    /// last word); false when there is nothing to give it.
+    bool deliver(table::entry& r) noexcept;
+    std::size_t handle_recv(const io_uring_cqe& cqe) noexcept;
+    /// Gives every queued buffer of `r` back to the kernel.
+    void drop_queue(table::entry& r) noexcept;
+    std::size_t deliver_parked() noexcept;
     /// Handles one completion; returns 1 when it made a registration or an
     /// operation ready, 0 otherwise.
     std::size_t handle(const io_uring_cqe& cqe) noexcept;
@@ -73,6 +116,13 @@ class uring_reactor final : public rtkit::reactor, public rtkit::completion_reac
     std::uint64_t wake_count_ = 0;  ///< the eventfd READ's buffer
     std::atomic<bool> wake_pending_{false};
     table table_;
+    provided_buffers buffers_;
+    bool multishot_recv_ = false;         ///< buffered recv is on (probe passed)
+    std::vector<int> chunk_next_;         ///< per buffer id: the next in its queue, or -1
+    std::vector<unsigned> chunk_length_;  ///< per buffer id: bytes received into it
+    /// Registrations whose reader parked while data was queued: served by the
+    /// next poll(), since completions reach their submitter through poll().
+    std::vector<rtkit::io_token> deliver_next_poll_;
 };
 
 }  // namespace rtkit_uring

@@ -50,7 +50,7 @@ struct registration {
     unsigned latched = 0;       ///< rtkit::ready bits seen and not yet cleared
     waker reader;               ///< armed by poll_ready for read, fired once
     waker writer;               ///< armed by poll_ready for write, fired once
-    Extra extra{};
+    [[no_unique_address]] Extra extra{};
 };
 
 /// Registrations in a slab with a free list, looked up by generation-checked
@@ -110,6 +110,13 @@ class registration_table {
         if (index >= slots_.size()) return nullptr;
         slot& s = slots_[index];
         return s.in_use && s.generation == generation_of(t) ? &s.value : nullptr;
+    }
+
+    /// The live registration in slot `index` whatever its generation, or
+    /// nullptr: for a backend that remembered only the slot (and checks that
+    /// what it finds is still what it left there).
+    entry* find_slot(std::uint32_t index) noexcept {
+        return index < slots_.size() && slots_[index].in_use ? &slots_[index].value : nullptr;
     }
 
     /// The token of `fd`'s live registration, or 0 when it has none.
