@@ -55,7 +55,7 @@ void io_registration::modify(interest what) {
 
 bool io_registration::ready_awaiter::await_suspend(std::coroutine_handle<>) {
     task_header* self = current_task();
-    bits_ = reg_.poll_ready(want_, borrowed_task_waker(self).get());
+    bits_ = reg_.poll_ready(want_, self->make_waker());
     if (bits_ != 0) return false;  // already ready: do not suspend
     self->leaf_ready = &leaf_ready;
     self->leaf = this;
@@ -66,7 +66,7 @@ bool io_registration::ready_awaiter::leaf_ready(void* self) noexcept {
     auto* me = static_cast<ready_awaiter*>(self);
     if (cancel_pending() || me->bits_ != 0) return true;
     try {
-        me->bits_ = me->reg_.poll_ready(me->want_, borrowed_task_waker(current_task()).get());
+        me->bits_ = me->reg_.poll_ready(me->want_, current_task()->make_waker());
     } catch (...) {
         me->bits_ = ready::error;
     }
