@@ -245,7 +245,6 @@ void current_thread_driver::shutdown_from_caller() {
 }
 
 void current_thread_driver::drive(task_header* root) {
-    root->sched = &sched_;
     // Not marked woken: the first poll happens unconditionally (no waker can
     // exist before it), which spares a read-modify-write per call.
     root->state.store(task_state::root, std::memory_order_relaxed);

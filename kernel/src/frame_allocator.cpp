@@ -36,7 +36,11 @@ void free_frame(void* frame, std::size_t size) noexcept {
 
 namespace {
 
-constexpr std::size_t granule = 16;
+/// Size classes step by 8 bytes. A frame is a struct, so its size is a multiple
+/// of its alignment: a size that is not a multiple of 16 needs no more than 8,
+/// which the standard allows for operator new of that size. Such frames get
+/// 8-byte alignment; the others 16. (A 152-byte task frame then costs 152.)
+constexpr std::size_t granule = 8;
 constexpr std::size_t max_pooled = 1024;  // larger frames use the global allocator
 constexpr std::size_t class_count = max_pooled / granule;
 constexpr std::size_t chunk_size = std::size_t{2} << 20;
@@ -128,12 +132,17 @@ void* allocate_from(frame_pool& pool, std::size_t size) {
         return b;
     }
     const std::size_t rounded = (cls + 1) * granule;
-    if (pool.bump_end - pool.bump < static_cast<std::ptrdiff_t>(rounded)) {
+    // The bump pointer is always 8-aligned (chunks are 2 MiB-aligned, steps are
+    // multiples of 8); a 16-multiple size may skip 8 bytes to reach 16.
+    const std::size_t skip =
+        rounded % 16 == 0 ? reinterpret_cast<std::uintptr_t>(pool.bump) % 16 : 0;
+    if (pool.bump_end - pool.bump < static_cast<std::ptrdiff_t>(skip + rounded)) {
         pool.bump = map_chunk();
         pool.bump_end = pool.bump + chunk_size;
+        return allocate_from(pool, size);
     }
-    void* frame = pool.bump;
-    pool.bump += rounded;
+    void* frame = pool.bump + skip;
+    pool.bump += skip + rounded;
     return frame;
 }
 

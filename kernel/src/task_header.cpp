@@ -38,7 +38,7 @@ void wake_task(task_header* task) noexcept {
         if (task->state.fetch_or(root_woken, std::memory_order_seq_cst) & (root_woken | complete))
             return;
         task->state.notify_all();  // a caller polling it off the worker waits on the word
-        task->sched->unpark();     // a caller driving the worker may be parked in it
+        task->sched()->unpark();   // a caller driving the worker may be parked in it
         return;
     }
     for (;;) {
@@ -47,7 +47,7 @@ void wake_task(task_header* task) noexcept {
         if (next == s) return;  // already notified
         if (task->state.compare_exchange_weak(s, next, std::memory_order_acq_rel)) break;
     }
-    if (!(s & running)) task->sched->schedule(task);
+    if (!(s & running)) task->sched()->schedule(task);
 }
 
 }  // namespace
@@ -56,7 +56,7 @@ bool wake_if_polled_here(task_header* task) noexcept {
     // A root may be polled by its caller off the worker, so it never qualifies.
     if (task->state.load(std::memory_order_relaxed) & task_state::root) return false;
     worker* holder = this_thread().active_worker;
-    if (!holder || holder != task->sched->home()) return false;
+    if (!holder || holder != task->sched()->home()) return false;
     wake_task(task);
     return true;
 }
@@ -89,12 +89,18 @@ waker task_header::make_waker() noexcept {
     return waker(this, &task_waker_vtable);
 }
 
+waker task_header::adopt_as_waker() noexcept {
+    return waker(this, &task_waker_vtable);
+}
+
 void task_header::release() noexcept {
     // A count of 1 is ours alone: nobody can take another reference without
     // one, so the last owner destroys without a locked instruction.
     if (refs.load(std::memory_order_acquire) != 1 &&
         refs.fetch_sub(1, std::memory_order_acq_rel) != 1)
         return;
+    // A joiner left behind by a join that saw the task complete mid-install.
+    if (frame && joiner) joiner->release();
     delete extras.load(std::memory_order_acquire);
     frame.destroy();
 }
@@ -138,7 +144,6 @@ void spawn_local_task(scheduler& sched, region_node& region, task_header* task) 
             "spawn_local needs this thread to hold the runtime's worker: call it from a task or a "
             "block_on root running on the worker");
     task->get_extras().local_owner = std::this_thread::get_id();
-    task->sched = &sched;
     task->region = &region;
     region.enter();
     std::uint32_t initial = task_state::scheduled | task_state::local;
@@ -151,7 +156,6 @@ void spawn_local_task(scheduler& sched, region_node& region, task_header* task) 
 }
 
 void spawn_task(scheduler& sched, region_node& region, task_header* task) {
-    task->sched = &sched;
     task->region = &region;
     region.enter();
     std::uint32_t initial = task_state::scheduled;

@@ -188,10 +188,8 @@ void worker::complete(task_header* task) {
         if (--found->second == 0) local_counts_.erase(found);
     }
     std::uint32_t prev = task->state.fetch_or(task_state::complete, std::memory_order_acq_rel);
-    if (prev & task_state::join_waker) {
-        waker joiner = std::move(task->join_waker);
-        joiner.wake();
-    }
+    if (prev & task_state::join_waker)
+        std::exchange(task->joiner, nullptr)->adopt_as_waker().wake();
     region_node* region = task->region;
     task->release();  // the scheduler's reference
     region->leave();  // last: may let the region's owner finish and free it

@@ -43,11 +43,7 @@ class any_finished_awaiter {
     static bool leaf_ready(void* self) noexcept {
         auto* me = static_cast<any_finished_awaiter*>(self);
         if (cancel_pending() || me->first_finished() != npos) return true;
-        try {
-            return !me->install_all();
-        } catch (...) {
-            return true;
-        }
+        return !me->install_all();
     }
     std::vector<task_header*> tasks_;
 };

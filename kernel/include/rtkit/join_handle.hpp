@@ -15,14 +15,19 @@ inline bool join_finished(const task_header* t) noexcept {
     return t->state.load(std::memory_order_acquire) & task_state::complete;
 }
 
-/// Publishes the current task's waker as `t`'s joiner; false when `t`
-/// completed meanwhile (then nothing will wake, and nothing needs to).
-/// The completing side wakes the joiner only if it saw the join_waker bit,
-/// and the bit is set only after the waker was written.
-inline bool join_install_waker(task_header* t) {
+/// Publishes the current task as `t`'s joiner; false when `t` completed
+/// meanwhile (then nothing will wake, and nothing needs to). The completing
+/// side wakes the joiner only if it saw the join_waker bit, and the bit is set
+/// only after the joiner was written.
+inline bool join_install_waker(task_header* t) noexcept {
     using namespace task_state;
     if (t->state.fetch_and(~join_waker, std::memory_order_acq_rel) & complete) return false;
-    t->join_waker = current_task()->make_waker();
+    task_header* self = current_task();
+    if (t->joiner != self) {
+        if (t->joiner) t->joiner->release();  // a joiner that went away
+        self->refs.fetch_add(1, std::memory_order_relaxed);
+        t->joiner = self;
+    }
     return !(t->state.fetch_or(join_waker, std::memory_order_acq_rel) & complete);
 }
 
@@ -88,11 +93,7 @@ class [[nodiscard]] join_handle {
         static bool leaf_ready(void* t) noexcept {
             auto* joined = static_cast<detail::task_header*>(t);
             if (detail::join_finished(joined) || detail::cancel_pending()) return true;
-            try {
-                return !detail::join_install_waker(joined);
-            } catch (...) {
-                return true;  // cannot wait without a waker: resume and unwind
-            }
+            return !detail::join_install_waker(joined);
         }
         detail::promise<T>* task_;
     };

@@ -23,8 +23,10 @@ void free_frame(void* frame, std::size_t size) noexcept;
 
 /// Promise part shared by every task<T>.
 struct promise_base : task_header {
-    /// When awaited inline: the awaiting coroutine, resumed when this one ends.
-    std::coroutine_handle<> continuation;
+    /// Awaiting this (never spawned) task inline: resume `parent` when it ends.
+    void set_continuation(std::coroutine_handle<> parent) noexcept {
+        continuation_address = parent.address();
+    }
 
     static void* operator new(std::size_t size) { return allocate_frame(size); }
     static void operator delete(void* frame, std::size_t size) noexcept { free_frame(frame, size); }
@@ -36,9 +38,10 @@ struct promise_base : task_header {
         template <class Promise>
         std::coroutine_handle<> await_suspend(std::coroutine_handle<Promise> self) noexcept {
             promise_base& p = self.promise();
-            if (p.continuation) {
-                current_task()->resume_point = p.continuation;
-                return p.continuation;
+            if (!p.frame) {  // awaited inline: back to the awaiting coroutine
+                auto parent = std::coroutine_handle<>::from_address(p.continuation_address);
+                current_task()->resume_point = parent;
+                return parent;
             }
             p.finished = true;
             return std::noop_coroutine();
@@ -116,7 +119,7 @@ class [[nodiscard]] task {
         explicit awaiter(handle_type child) noexcept : child_(child) {}
         bool await_ready() const noexcept { return false; }
         std::coroutine_handle<> await_suspend(std::coroutine_handle<> parent) noexcept {
-            child_.promise().continuation = parent;
+            child_.promise().set_continuation(parent);
             // The worker resumes a suspended task at its innermost frame.
             detail::current_task()->resume_point = child_;
             return child_;

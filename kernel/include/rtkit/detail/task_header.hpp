@@ -5,6 +5,7 @@
 #include <coroutine>
 #include <cstdint>
 
+#include "rtkit/detail/region_node.hpp"
 #include "rtkit/lane_policy.hpp"
 #include "rtkit/waker.hpp"
 
@@ -38,7 +39,7 @@ inline constexpr std::uint32_t scheduled = 1u << 0;         ///< queued, or abou
 inline constexpr std::uint32_t running = 1u << 1;           ///< being polled
 inline constexpr std::uint32_t notified = 1u << 2;          ///< woken while running: poll again
 inline constexpr std::uint32_t complete = 1u << 3;          ///< finished; the outcome is set
-inline constexpr std::uint32_t join_waker = 1u << 4;        ///< join_waker holds the joiner's waker
+inline constexpr std::uint32_t join_waker = 1u << 4;        ///< `joiner` holds the joining task
 inline constexpr std::uint32_t cancel_requested = 1u << 5;  ///< unwind at the next await point
 inline constexpr std::uint32_t timeout_fired = 1u << 6;     ///< a timeout scope of the task expired
 /// Either bit makes the next kernel await point throw task_cancelled.
@@ -57,18 +58,23 @@ inline constexpr std::uint32_t local =
 struct task_header : schedulable {
     std::atomic<std::uint32_t> state{0};
     std::atomic<std::uint32_t> refs{0};
-    /// The runtime the task runs on. Wakes go to its scheduler, except for a
-    /// block_on root, whose wakes set root_woken for the caller polling it.
-    scheduler* sched = nullptr;
     /// The innermost coroutine of this task that is suspended: tasks awaited
     /// inline move it down and back up, so the worker always resumes here.
     std::coroutine_handle<> resume_point;
-    /// The task's own (outermost) frame; destroyed when refs reach zero.
+    /// The task's own (outermost) frame; destroyed when refs reach zero. Null
+    /// in a task that is only ever awaited inline (never spawned).
     std::coroutine_handle<> frame;
-    /// The joiner's waker, valid while state has join_waker.
-    waker join_waker;
+    union {
+        /// Spawned: the task awaiting the join handle (holding a reference),
+        /// valid while state has join_waker.
+        task_header* joiner = nullptr;
+        /// Awaited inline (frame is null): the awaiting coroutine, resumed
+        /// when this one ends. One field for both: a task is one or the other.
+        void* continuation_address;
+    };
     task_id id;
-    /// The region this task belongs to; it keeps the region open until it ends.
+    /// The region this task belongs to; it keeps the region open until it
+    /// ends, and its scheduler is the task's.
     region_node* region = nullptr;
     /// Rarely needed state (cancel reason, region scopes, timeouts), allocated
     /// on first use by whichever thread needs it first.
@@ -89,6 +95,11 @@ struct task_header : schedulable {
 
     /// A waker for this task (takes a reference).
     waker make_waker() noexcept;
+    /// A waker that takes over a reference the caller already counted.
+    waker adopt_as_waker() noexcept;
+    /// The runtime the task runs on (its region's). Wakes go to its scheduler,
+    /// except for a block_on root, whose wakes set root_woken for its caller.
+    scheduler* sched() const noexcept { return region->sched; }
     /// The extras, allocated if needed (any thread).
     task_extras& get_extras();
     /// Drops one reference; destroys the frame at zero.

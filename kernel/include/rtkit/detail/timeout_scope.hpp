@@ -55,7 +55,7 @@ class timeout_awaiter {
     std::coroutine_handle<> await_suspend(std::coroutine_handle<> parent) {
         push_timeout(scope_);
         pushed_ = true;
-        inner_.promise().continuation = parent;
+        inner_.promise().set_continuation(parent);
         current_task()->resume_point = inner_;
         return inner_;
     }
