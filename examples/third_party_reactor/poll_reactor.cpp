@@ -98,9 +98,16 @@ rtkit::io_token poll_reactor::add(int fd, rtkit::interest what) {
     // bad one must be refused now, as epoll_ctl(ADD) would, not reported later.
     if (fd < 0 || ::fcntl(fd, F_GETFD) < 0)
         throw_errno(EBADF, "poll reactor add(fd " + std::to_string(fd) + ")");
+    if (!registered_fds_.insert(fd).second)
+        throw_errno(EEXIST, "poll reactor add(fd " + std::to_string(fd) + ")");
     std::uint32_t index = free_head_;
     if (index == no_slot) {
-        slab_.emplace_back();
+        try {
+            slab_.emplace_back();
+        } catch (...) {
+            registered_fds_.erase(fd);  // out of memory: leave nothing registered
+            throw;
+        }
         index = static_cast<std::uint32_t>(slab_.size() - 1);
     } else {
         free_head_ = slab_[index].next_free;
@@ -127,6 +134,7 @@ void poll_reactor::remove(rtkit::io_token token) noexcept {
     if (!r) return;
     r->reader.reset();
     r->writer.reset();
+    registered_fds_.erase(r->fd);
     r->in_use = false;
     r->fd = -1;
     r->latched = 0;

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <unordered_set>
 #include <vector>
 
 #include <rtkit/plugin.hpp>
@@ -73,6 +74,9 @@ class poll_reactor final : public rtkit::reactor {
     std::atomic<bool> wake_pending_{false};
     std::vector<registration> slab_;
     std::uint32_t free_head_;
+    /// Descriptors registered now: a second add() of one is refused (EEXIST),
+    /// as epoll_ctl(ADD) does, so two owners never split its readiness.
+    std::unordered_set<int> registered_fds_;
     /// poll()'s arguments, rebuilt for every call (kept to reuse the memory):
     /// pollfds_[i + 1] watches the registration named by polled_[i].
     std::vector<pollfd> pollfds_;
