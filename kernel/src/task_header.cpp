@@ -57,7 +57,21 @@ bool wake_if_polled_here(task_header* task) noexcept {
     if (task->state.load(std::memory_order_relaxed) & task_state::root) return false;
     worker* holder = this_thread().active_worker;
     if (!holder || holder != task->sched()->home()) return false;
-    wake_task(task);
+    // Queue it already marked running, as a yield requeues: the worker then
+    // skips the scheduled -> running transition, one locked instruction less
+    // per wake. Wakes while it waits in the queue only mark it notified.
+    using namespace task_state;
+    std::uint32_t s = task->state.load(std::memory_order_acquire);
+    for (;;) {
+        if (s & (complete | scheduled)) return true;
+        const std::uint32_t next = s | ((s & running) ? notified : running);
+        if (next == s) return true;  // already notified
+        if (task->state.compare_exchange_weak(s, next, std::memory_order_acq_rel)) break;
+    }
+    if (!(s & running)) {
+        task->requeued_running = true;
+        holder->push_ready(task);
+    }
     return true;
 }
 

@@ -89,8 +89,9 @@ struct task_header : schedulable {
     bool finished = false;
     /// Set by yield_now: requeue after this poll, behind the other ready tasks.
     bool yielded = false;
-    /// Requeued after a yield with its state still `running`, which saves the
-    /// two state transitions of a yield (wakes meanwhile just mark it notified).
+    /// Queued with its state still `running` (after a yield, or woken by the
+    /// worker's own thread), which saves state transitions (wakes meanwhile
+    /// just mark it notified).
     bool requeued_running = false;
 
     /// A waker for this task (takes a reference).
