@@ -13,24 +13,9 @@
 namespace example_poll {
 namespace {
 
-constexpr std::uint32_t no_slot = UINT32_MAX;
-
-constexpr std::uint32_t index_of(rtkit::io_token t) {
-    return static_cast<std::uint32_t>(t);
-}
-constexpr std::uint32_t generation_of(rtkit::io_token t) {
-    return static_cast<std::uint32_t>(t >> 32);
-}
-constexpr rtkit::io_token make_token(std::uint32_t index, std::uint32_t generation) {
-    return index | (std::uint64_t{generation} << 32);
-}
-
 [[noreturn]] void throw_errno(int error, const std::string& what) {
     throw std::system_error(error, std::generic_category(), what);
 }
-
-/// Hangup and error concern every direction, so they are always reported.
-constexpr unsigned always_reported = rtkit::ready::hangup | rtkit::ready::error;
 
 // POLLRDHUP (the peer shut down its writing side) is Linux-only; elsewhere a
 // peer that closes is still reported, as POLLHUP or as readable-then-EOF.
@@ -72,12 +57,7 @@ void make_self_pipe(int& read_end, int& write_end) {
 
 }  // namespace
 
-bool poll_reactor::wants(const registration& r, rtkit::interest direction) noexcept {
-    return (r.interest & static_cast<std::uint8_t>(direction)) != 0;
-}
-
-poll_reactor::poll_reactor(const rtkit::plugin_options& /*options: it declares none*/)
-    : free_head_(no_slot) {
+poll_reactor::poll_reactor(const rtkit::plugin_options& /*options: it declares none*/) {
     make_self_pipe(wake_read_, wake_write_);
 }
 
@@ -86,99 +66,49 @@ poll_reactor::~poll_reactor() {
     ::close(wake_write_);
 }
 
-poll_reactor::registration* poll_reactor::lookup(rtkit::io_token token) noexcept {
-    const std::uint32_t index = index_of(token);
-    if (index >= slab_.size()) return nullptr;
-    registration& r = slab_[index];
-    return r.in_use && r.generation == generation_of(token) ? &r : nullptr;
-}
-
 rtkit::io_token poll_reactor::add(int fd, rtkit::interest what) {
     // poll(2) keeps no registration to fail, so check the descriptor here: a
     // bad one must be refused now, as epoll_ctl(ADD) would, not reported later.
-    if (fd < 0 || ::fcntl(fd, F_GETFD) < 0)
+    if (fd >= 0 && ::fcntl(fd, F_GETFD) < 0)
         throw_errno(EBADF, "poll reactor add(fd " + std::to_string(fd) + ")");
-    if (!registered_fds_.insert(fd).second)
-        throw_errno(EEXIST, "poll reactor add(fd " + std::to_string(fd) + ")");
-    std::uint32_t index = free_head_;
-    if (index == no_slot) {
-        try {
-            slab_.emplace_back();
-        } catch (...) {
-            registered_fds_.erase(fd);  // out of memory: leave nothing registered
-            throw;
-        }
-        index = static_cast<std::uint32_t>(slab_.size() - 1);
-    } else {
-        free_head_ = slab_[index].next_free;
-    }
-    registration& r = slab_[index];
-    r.in_use = true;
-    r.fd = fd;
-    r.interest = static_cast<std::uint8_t>(what);
-    r.latched = 0;
-    return make_token(index, r.generation);
+    return table_.insert(fd, what);  // EBADF for a negative fd, EEXIST for a registered one
 }
 
 void poll_reactor::modify(rtkit::io_token token, rtkit::interest what) {
-    registration* r = lookup(token);
-    if (!r) throw_errno(ENOENT, "poll reactor modify");
-    // The next poll() asks for the new interest; nothing else to change.
-    r->interest = static_cast<std::uint8_t>(what);
-    if (!wants(*r, rtkit::interest::read)) r->reader.reset();
-    if (!wants(*r, rtkit::interest::write)) r->writer.reset();
+    table_.modify(token, what);  // the next poll() asks for the new interest
 }
 
 void poll_reactor::remove(rtkit::io_token token) noexcept {
-    registration* r = lookup(token);
-    if (!r) return;
-    r->reader.reset();
-    r->writer.reset();
-    registered_fds_.erase(r->fd);
-    r->in_use = false;
-    r->fd = -1;
-    r->latched = 0;
-    if (++r->generation == 0) r->generation = 1;
-    r->next_free = free_head_;
-    free_head_ = index_of(token);
+    table_.erase(token);
 }
 
 unsigned poll_reactor::poll_ready(rtkit::io_token token, rtkit::interest want,
                                   const rtkit::waker& w) {
-    registration* r = lookup(token);
-    if (!r) return rtkit::ready::error;
-    const unsigned want_bits = static_cast<unsigned>(want);
-    const unsigned ready = r->latched & (want_bits | always_reported);
-    if (ready) return ready;
-    // Re-arming the same task's waker is common (a retry loop): skip the copy.
-    if (want_bits & rtkit::ready::readable && !r->reader.will_wake(w)) r->reader = w;
-    if (want_bits & rtkit::ready::writable && !r->writer.will_wake(w)) r->writer = w;
-    return 0;
+    return table_.poll_ready(token, want, w);
 }
 
 void poll_reactor::clear_ready(rtkit::io_token token, unsigned bits) noexcept {
-    if (registration* r = lookup(token)) r->latched &= ~bits;
+    table_.clear_ready(token, bits);
 }
 
 void poll_reactor::build_poll_list() {
     pollfds_.clear();
     polled_.clear();
     pollfds_.push_back(pollfd{wake_read_, POLLIN, 0});
-    for (std::uint32_t index = 0; index < slab_.size(); ++index) {
-        const registration& r = slab_[index];
+    for (std::uint32_t index = 0; index < table_.slot_count(); ++index) {
+        const auto* r = table_.find_slot(index);
         // After a hangup or an error every poll_ready answers at once, so
         // there is nothing left to wait for (and poll(2) would report it again
         // on every call).
-        if (!r.in_use || r.latched & always_reported) continue;
+        if (!r || r->latched & rtkit::reactor_support::always_reported) continue;
+        const unsigned unlatched = r->interest & ~r->latched;
         short events = peer_hangup;
-        if (wants(r, rtkit::interest::read) && !(r.latched & rtkit::ready::readable))
-            events |= POLLIN;
-        if (wants(r, rtkit::interest::write) && !(r.latched & rtkit::ready::writable))
-            events |= POLLOUT;
+        if (unlatched & rtkit::ready::readable) events |= POLLIN;
+        if (unlatched & rtkit::ready::writable) events |= POLLOUT;
         // Still polled when both directions are latched: POLLHUP and POLLERR
         // are reported whatever `events` asks for.
-        pollfds_.push_back(pollfd{r.fd, events, 0});
-        polled_.push_back(make_token(index, r.generation));
+        pollfds_.push_back(pollfd{r->fd, events, 0});
+        polled_.push_back(table_.token_of_fd(r->fd));
     }
 }
 
@@ -223,13 +153,8 @@ std::size_t poll_reactor::poll(rtkit::duration timeout) {
         if (!pollfds_[i].revents) continue;
         // Nothing removes a registration during poll() (wakers must not call
         // back into the reactor); the generation check keeps it that way.
-        registration* r = lookup(polled_[i - 1]);
-        if (!r) continue;
-        const unsigned bits = ready_bits(pollfds_[i].revents);
-        r->latched |= bits;
-        if (bits & (r->interest | always_reported)) ++became_ready;
-        if (bits & (rtkit::ready::readable | always_reported)) r->reader.wake();
-        if (bits & (rtkit::ready::writable | always_reported)) r->writer.wake();
+        auto* r = table_.find(polled_[i - 1]);
+        if (r && table_.deliver(*r, ready_bits(pollfds_[i].revents))) ++became_ready;
     }
     return became_ready;
 }

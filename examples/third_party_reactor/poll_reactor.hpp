@@ -4,12 +4,11 @@
 #include <poll.h>
 
 #include <atomic>
-#include <cstdint>
-#include <unordered_set>
 #include <vector>
 
 #include <rtkit/plugin.hpp>
 #include <rtkit/reactor.hpp>
+#include <rtkit/reactor_support/registration_table.hpp>
 
 namespace example_poll {
 
@@ -22,10 +21,10 @@ namespace example_poll {
 /// already latched is not asked for again: otherwise one readable socket whose
 /// task is busy would make every wait return at once (a busy loop).
 ///
-/// Registrations live in a slab; an io_token is `index | generation << 32`,
-/// and remove() bumps the slot's generation, so the token of a removed
-/// registration never names the slot's next user, even when that user
-/// registered a reused descriptor number.
+/// Registrations, tokens and the latching rules come from rtkit's
+/// registration_table (generation-checked tokens, so the token of a removed
+/// registration never names a later one; a second add of a descriptor is
+/// refused with EEXIST); this file only talks to poll(2).
 ///
 /// wake() writes one byte to a non-blocking self-pipe whose read end is always
 /// the first descriptor polled; a flag makes every wake after the first (until
@@ -47,21 +46,6 @@ class poll_reactor final : public rtkit::reactor {
     void wake() noexcept override;
 
   private:
-    struct registration {
-        std::uint32_t generation = 1;  ///< bumped on remove(); never 0, so no token is 0
-        std::uint32_t next_free = 0;   ///< free-list link while unused
-        bool in_use = false;
-        std::uint8_t interest = 0;  ///< rtkit::interest bits
-        unsigned latched = 0;       ///< rtkit::ready bits seen and not yet cleared
-        int fd = -1;
-        rtkit::waker reader;  ///< armed by poll_ready for read
-        rtkit::waker writer;  ///< armed by poll_ready for write
-    };
-
-    /// True when `r`'s interest includes `direction` (read or write).
-    static bool wants(const registration& r, rtkit::interest direction) noexcept;
-    /// The registration a token names, or nullptr when the token is stale.
-    registration* lookup(rtkit::io_token token) noexcept;
     /// Fills pollfds_/polled_ with what each registration still needs to learn.
     void build_poll_list();
     /// poll(2) over pollfds_, retrying EINTR with what is left of `timeout`.
@@ -72,11 +56,7 @@ class poll_reactor final : public rtkit::reactor {
     int wake_write_ = -1;  ///< written by wake() from any thread
     /// Set by the first wake() since the last drain; later wakes skip the write.
     std::atomic<bool> wake_pending_{false};
-    std::vector<registration> slab_;
-    std::uint32_t free_head_;
-    /// Descriptors registered now: a second add() of one is refused (EEXIST),
-    /// as epoll_ctl(ADD) does, so two owners never split its readiness.
-    std::unordered_set<int> registered_fds_;
+    rtkit::reactor_support::registration_table<> table_;
     /// poll()'s arguments, rebuilt for every call (kept to reuse the memory):
     /// pollfds_[i + 1] watches the registration named by polled_[i].
     std::vector<pollfd> pollfds_;

@@ -147,6 +147,9 @@ class registration_table {
 
     /// How many registrations are live.
     std::size_t size() const noexcept { return live_; }
+    /// How many slots exist, live or free: find_slot() takes 0 .. slot_count() - 1,
+    /// for a backend that passes every registration to its kernel each time.
+    std::uint32_t slot_count() const noexcept { return static_cast<std::uint32_t>(slots_.size()); }
 
     // --- The latched-readiness rules of rtkit::reactor, per registration. ---
 
