@@ -27,9 +27,23 @@ void throw_cancelled() {
 
 namespace {
 
-/// Wins the right to queue `task`, or records the wake where it is enough:
-/// a running task is marked notified (its worker polls it again), a queued one
-/// needs nothing, a finished one ignores wakes.
+/// Wins the right to queue `task`, marking it `queued_as` (scheduled, or
+/// running for a task requeued as a yield does), and returns true; or records
+/// the wake where it is enough and returns false: a running task is marked
+/// notified (its worker polls it again), a queued one needs nothing, a
+/// finished one ignores wakes.
+bool claim_queue(task_header* task, std::uint32_t queued_as) noexcept {
+    using namespace task_state;
+    std::uint32_t s = task->state.load(std::memory_order_acquire);
+    for (;;) {
+        if (s & (complete | scheduled)) return false;
+        const std::uint32_t next = s | ((s & running) ? notified : queued_as);
+        if (next == s) return false;  // already notified
+        if (task->state.compare_exchange_weak(s, next, std::memory_order_acq_rel))
+            return !(s & running);
+    }
+}
+
 void wake_task(task_header* task) noexcept {
     using namespace task_state;
     std::uint32_t s = task->state.load(std::memory_order_acquire);
@@ -41,13 +55,7 @@ void wake_task(task_header* task) noexcept {
         task->sched()->unpark();   // a caller driving the worker may be parked in it
         return;
     }
-    for (;;) {
-        if (s & (complete | scheduled)) return;
-        std::uint32_t next = (s & running) ? (s | notified) : (s | scheduled);
-        if (next == s) return;  // already notified
-        if (task->state.compare_exchange_weak(s, next, std::memory_order_acq_rel)) break;
-    }
-    if (!(s & running)) task->sched()->schedule(task);
+    if (claim_queue(task, scheduled)) task->sched()->schedule(task);
 }
 
 }  // namespace
@@ -60,15 +68,7 @@ bool wake_if_polled_here(task_header* task) noexcept {
     // Queue it already marked running, as a yield requeues: the worker then
     // skips the scheduled -> running transition, one locked instruction less
     // per wake. Wakes while it waits in the queue only mark it notified.
-    using namespace task_state;
-    std::uint32_t s = task->state.load(std::memory_order_acquire);
-    for (;;) {
-        if (s & (complete | scheduled)) return true;
-        const std::uint32_t next = s | ((s & running) ? notified : running);
-        if (next == s) return true;  // already notified
-        if (task->state.compare_exchange_weak(s, next, std::memory_order_acq_rel)) break;
-    }
-    if (!(s & running)) {
+    if (claim_queue(task, task_state::running)) {
         task->requeued_running = true;
         holder->push_ready(task);
     }
