@@ -79,41 +79,6 @@ rtkit_plugin_kind kind_of(const table_spec& table) {
     return RTKIT_PLUGIN_LANES;
 }
 
-std::string_view type_name(rtkit_option_type type) {
-    switch (type) {
-        case RTKIT_OPTION_BOOL:
-            return "a boolean";
-        case RTKIT_OPTION_INT:
-            return "an integer";
-        case RTKIT_OPTION_STRING:
-            return "a string";
-    }
-    return "a value";
-}
-
-std::string_view type_name(const option_value& value) {
-    if (std::holds_alternative<bool>(value)) return "a boolean";
-    if (std::holds_alternative<std::int64_t>(value)) return "an integer";
-    return "a string";
-}
-
-bool has_type(const option_value& value, rtkit_option_type type) {
-    return (type == RTKIT_OPTION_BOOL && std::holds_alternative<bool>(value)) ||
-           (type == RTKIT_OPTION_INT && std::holds_alternative<std::int64_t>(value)) ||
-           (type == RTKIT_OPTION_STRING && std::holds_alternative<std::string>(value));
-}
-
-std::vector<std::string_view> split_bars(std::string_view text) {
-    std::vector<std::string_view> parts;
-    while (!text.empty()) {
-        const auto bar = text.find('|');
-        parts.push_back(text.substr(0, bar));
-        if (bar == std::string_view::npos) break;
-        text.remove_prefix(bar + 1);
-    }
-    return parts;
-}
-
 class checker {
   public:
     checker(const runtime_config& config, std::string_view source_name)
@@ -183,9 +148,9 @@ class checker {
             return;
         }
         const plugin_option_info& o = *declared;
-        if (!has_type(option.value, o.type)) {
-            error(option.value_at, what + " must be " + std::string(type_name(o.type)) + ", not " +
-                                       std::string(type_name(option.value)) +
+        if (!has_option_type(option.value, o.type)) {
+            error(option.value_at, what + " must be " + std::string(option_type_name(o.type)) +
+                                       ", not " + std::string(option_type_name(option.value)) +
                                        " (default: " + o.default_value + ")");
             return;
         }
@@ -199,7 +164,7 @@ class checker {
         }
         if (o.type == RTKIT_OPTION_STRING && !o.allowed.empty()) {
             const std::string& v = std::get<std::string>(option.value);
-            const auto allowed = split_bars(o.allowed);
+            const auto allowed = allowed_option_values(o.allowed);
             if (std::find(allowed.begin(), allowed.end(), v) == allowed.end()) {
                 std::string list;
                 for (std::size_t i = 0; i < allowed.size(); ++i)

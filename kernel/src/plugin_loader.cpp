@@ -271,7 +271,30 @@ option_value parse_default(const plugin_option_info& o, const std::string& plugi
     throw bad();
 }
 
-std::string type_text(rtkit_option_type type) {
+/// Checks one configured or default value against its declaration.
+void check_value(const plugin_option_info& o, const option_value& v, const std::string& where) {
+    if (!has_option_type(v, o.type))
+        throw plugin_error("option '" + o.name + "' of " + where + " must be " +
+                           std::string(option_type_name(o.type)) + ", not " +
+                           std::string(option_type_name(v)));
+    if (o.type == RTKIT_OPTION_INT) {
+        const std::int64_t i = std::get<std::int64_t>(v);
+        if (i < o.min_value || i > o.max_value)
+            throw plugin_error("option '" + o.name + "' of " + where + " is " + std::to_string(i) +
+                               ", out of its range [" + std::to_string(o.min_value) + ", " +
+                               std::to_string(o.max_value) + "]");
+    }
+    if (o.type == RTKIT_OPTION_STRING && !o.allowed.empty()) {
+        const auto allowed = allowed_option_values(o.allowed);
+        if (std::find(allowed.begin(), allowed.end(), std::get<std::string>(v)) == allowed.end())
+            throw plugin_error("option '" + o.name + "' of " + where + " is '" +
+                               std::get<std::string>(v) + "', which is not one of " + o.allowed);
+    }
+}
+
+}  // namespace
+
+std::string_view option_type_name(rtkit_option_type type) noexcept {
     switch (type) {
         case RTKIT_OPTION_BOOL:
             return "a boolean";
@@ -280,48 +303,31 @@ std::string type_text(rtkit_option_type type) {
         case RTKIT_OPTION_STRING:
             return "a string";
     }
-    return "unknown";
+    return "a value of an unknown type";
 }
 
-std::string value_type_text(const option_value& v) {
-    if (std::holds_alternative<bool>(v)) return "a boolean";
-    if (std::holds_alternative<std::int64_t>(v)) return "an integer";
-    return "a string";
+std::string_view option_type_name(const option_value& value) noexcept {
+    if (std::holds_alternative<bool>(value)) return option_type_name(RTKIT_OPTION_BOOL);
+    if (std::holds_alternative<std::int64_t>(value)) return option_type_name(RTKIT_OPTION_INT);
+    return option_type_name(RTKIT_OPTION_STRING);
 }
 
-bool allowed_contains(const std::string& allowed, const std::string& value) {
-    std::size_t start = 0;
-    while (start <= allowed.size()) {
-        const std::size_t bar = std::min(allowed.find('|', start), allowed.size());
-        if (allowed.compare(start, bar - start, value) == 0 && bar - start == value.size())
-            return true;
-        start = bar + 1;
+bool has_option_type(const option_value& value, rtkit_option_type type) noexcept {
+    return (type == RTKIT_OPTION_BOOL && std::holds_alternative<bool>(value)) ||
+           (type == RTKIT_OPTION_INT && std::holds_alternative<std::int64_t>(value)) ||
+           (type == RTKIT_OPTION_STRING && std::holds_alternative<std::string>(value));
+}
+
+std::vector<std::string_view> allowed_option_values(std::string_view allowed) {
+    std::vector<std::string_view> values;
+    while (!allowed.empty()) {
+        const auto bar = allowed.find('|');
+        values.push_back(allowed.substr(0, bar));
+        if (bar == std::string_view::npos) break;
+        allowed.remove_prefix(bar + 1);
     }
-    return false;
+    return values;
 }
-
-/// Checks one configured or default value against its declaration.
-void check_value(const plugin_option_info& o, const option_value& v, const std::string& where) {
-    const bool type_ok = (o.type == RTKIT_OPTION_BOOL && std::holds_alternative<bool>(v)) ||
-                         (o.type == RTKIT_OPTION_INT && std::holds_alternative<std::int64_t>(v)) ||
-                         (o.type == RTKIT_OPTION_STRING && std::holds_alternative<std::string>(v));
-    if (!type_ok)
-        throw plugin_error("option '" + o.name + "' of " + where + " must be " + type_text(o.type) +
-                           ", not " + value_type_text(v));
-    if (o.type == RTKIT_OPTION_INT) {
-        const std::int64_t i = std::get<std::int64_t>(v);
-        if (i < o.min_value || i > o.max_value)
-            throw plugin_error("option '" + o.name + "' of " + where + " is " + std::to_string(i) +
-                               ", out of its range [" + std::to_string(o.min_value) + ", " +
-                               std::to_string(o.max_value) + "]");
-    }
-    if (o.type == RTKIT_OPTION_STRING && !o.allowed.empty() &&
-        !allowed_contains(o.allowed, std::get<std::string>(v)))
-        throw plugin_error("option '" + o.name + "' of " + where + " is '" +
-                           std::get<std::string>(v) + "', which is not one of " + o.allowed);
-}
-
-}  // namespace
 
 std::string_view kind_name(rtkit_plugin_kind kind) noexcept {
     switch (kind) {

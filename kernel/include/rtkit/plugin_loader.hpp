@@ -58,6 +58,15 @@ struct plugin_load_policy {
 /// "reactor", "timer" or "lanes".
 std::string_view kind_name(rtkit_plugin_kind kind) noexcept;
 
+/// How an option type reads in a message: "a boolean", "an integer", "a string".
+std::string_view option_type_name(rtkit_option_type type) noexcept;
+/// The same for the type a configured value has.
+std::string_view option_type_name(const option_value& value) noexcept;
+/// True when `value` holds what an option of `type` takes.
+bool has_option_type(const option_value& value, rtkit_option_type type) noexcept;
+/// The values an option's `allowed` list names ("fifo|lifo" -> fifo, lifo).
+std::vector<std::string_view> allowed_option_values(std::string_view allowed);
+
 /// Loads plugin libraries with Boost.DLL.
 ///
 /// Built-in plugins live in builtin_dir() (lib/rtkit/plugins beside the kernel
