@@ -244,7 +244,23 @@ void current_thread_driver::shutdown_from_caller() {
     w.reset();  // retire here: the caller's local tasks unwind on their own thread
 }
 
-void current_thread_driver::drive(task_header* root) {
+std::exception_ptr root_reference::retire() noexcept {
+    task_header* root = std::exchange(root_, nullptr);
+    take_(*root, into_);
+    if (root->refs.load(std::memory_order_acquire) != 1) {
+        root->release();  // a waker outlives the call; its last release destroys the frame
+        return nullptr;
+    }
+    try {
+        root->destroy_frame();
+    } catch (...) {
+        return std::current_exception();
+    }
+    return nullptr;
+}
+
+std::exception_ptr current_thread_driver::drive(root_reference& reference) {
+    task_header* root = reference.get();
     // Not marked woken: the first poll happens unconditionally (no waker can
     // exist before it), which spares a read-modify-write per call.
     root->state.store(task_state::root, std::memory_order_relaxed);
@@ -266,15 +282,18 @@ void current_thread_driver::drive(task_header* root) {
         // Inside a task poll, on the background thread, or while another thread
         // holds the worker: poll the root here without the worker.
         poll_directly(root);
-        return;
+        scoped_task retiring(root, &sched_);
+        return reference.retire();
     }
     loan borrowed(*this, std::move(w), to);
     scoped_worker holder(borrowed.slot().get(), &sched_);
     borrowed.slot()->rescue_stranded();
-    drive_root_on(borrowed.slot(), root);
+    return drive_root_on(borrowed.slot(), reference);
 }
 
-void current_thread_driver::drive_root_on(std::unique_ptr<worker>& w, task_header* root) {
+std::exception_ptr current_thread_driver::drive_root_on(std::unique_ptr<worker>& w,
+                                                        root_reference& reference) {
+    task_header* const root = reference.get();
     // The root is a registered task for the life of the call.
     root->id = w->store().insert(root);
     bool cancel_sent = false;
@@ -305,13 +324,25 @@ void current_thread_driver::drive_root_on(std::unique_ptr<worker>& w, task_heade
         }
     }
     mark_root_complete(root);
-    w->store().remove(root->id);
+    // Destroying the frame runs user code (its parameters' destructors): like a
+    // poll, it gets the root's context and the parked worker for a nested
+    // block_on, and the root stays registered until it is done.
+    const task_id id = root->id;
+    std::exception_ptr destructor_error;
+    park_reentrant(std::move(w));
+    {
+        scoped_task retiring(root, &sched_);
+        destructor_error = reference.retire();
+    }
+    w = take_reentrant();
+    w->store().remove(id);
 
     // Bounded drain: run what is runnable now, never wait on timers or I/O.
     if (w->has_runnable() || w->has_io()) {
         unsigned checks = 0;
         w->run_loop_until([&] { return ++checks > post_root_drain_turns; }, true);
     }
+    return destructor_error;
 }
 
 void current_thread_driver::poll_root(task_header* root) {

@@ -3,6 +3,7 @@
 // background thread between block_on calls, and block_on borrows it.
 #include <atomic>
 #include <condition_variable>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -13,6 +14,29 @@
 #include "worker.hpp"
 
 namespace rtkit::detail {
+
+/// block_on's reference to its root task. The driver retires it where the root
+/// ran; if the drive ends by an exception first, the destructor drops it.
+class root_reference {
+  public:
+    root_reference(task_header* root, take_root_result take, void* into) noexcept
+        : root_(root), take_(take), into_(into) {}
+    ~root_reference() {
+        if (root_) root_->release();
+    }
+    root_reference(const root_reference&) = delete;
+    root_reference& operator=(const root_reference&) = delete;
+
+    task_header* get() const noexcept { return root_; }
+    /// Moves the outcome out, then drops the reference; when it is the last,
+    /// the frame is destroyed here and what a destructor in it threw is returned.
+    std::exception_ptr retire() noexcept;
+
+  private:
+    task_header* root_;
+    take_root_result take_;
+    void* into_;
+};
 
 /// Where the worker is, who may take it, and how it comes back.
 ///
@@ -34,8 +58,9 @@ class current_thread_driver {
     /// on shutdown.
     void run_background(std::unique_ptr<worker> w);
 
-    /// Runs the block_on root `root` to completion on the calling thread.
-    void drive(task_header* root);
+    /// Runs the block_on root to completion on the calling thread, then
+    /// retires it there (see root_reference::retire).
+    std::exception_ptr drive(root_reference& root);
 
     /// Closes the slot, wakes every waiter and retires a worker held in the slot
     /// (outside the lock: its destructor may re-enter shutdown).
@@ -60,7 +85,7 @@ class current_thread_driver {
     void release(std::unique_ptr<worker> w);
     void park_reentrant(std::unique_ptr<worker> w);
     std::unique_ptr<worker> take_reentrant();
-    void drive_root_on(std::unique_ptr<worker>& w, task_header* root);
+    std::exception_ptr drive_root_on(std::unique_ptr<worker>& w, root_reference& reference);
     void poll_directly(task_header* root);
     /// True when a worker resting in the slot must be driven again now.
     bool resting_worker_needs_driving() const;

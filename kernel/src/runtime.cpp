@@ -120,9 +120,11 @@ const runtime_description& runtime::description() const noexcept {
     return core_->description;
 }
 
-void runtime::drive(detail::task_header* root) {
+std::exception_ptr runtime::drive(detail::task_header* root, detail::take_root_result take,
+                                  void* into) {
+    detail::root_reference reference(root, take, into);
     if (core_->stopped) throw std::logic_error("block_on on a runtime that was shut down");
-    core_->driver->drive(root);
+    return core_->driver->drive(reference);
 }
 
 }  // namespace rtkit

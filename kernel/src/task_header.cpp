@@ -113,6 +113,10 @@ void task_header::release() noexcept {
     if (refs.load(std::memory_order_acquire) != 1 &&
         refs.fetch_sub(1, std::memory_order_acq_rel) != 1)
         return;
+    destroy_frame();
+}
+
+void task_header::destroy_frame() {
     // A joiner left behind by a join that saw the task complete mid-install.
     if (frame && joiner) joiner->release();
     delete extras.load(std::memory_order_acquire);

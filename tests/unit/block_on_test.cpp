@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 #include <thread>
+#include <utility>
 
 #include "test_support.hpp"
 
@@ -79,6 +80,77 @@ TEST_CASE("block_on: a throwing root rethrows in the caller and hands the worker
     CHECK(finished_later);
     std::thread other([&] { CHECK(rt.block_on(spawned_thread()) == std::this_thread::get_id()); });
     other.join();
+}
+
+namespace {
+
+/// A root parameter whose destructor (run when block_on destroys the root's
+/// frame) looks at what it runs in, and may throw.
+struct frame_probe {
+    runtime* rt = nullptr;
+    task_id* seen_task = nullptr;
+    std::thread::id* nested_thread = nullptr;
+    bool throws = false;
+    frame_probe(runtime* r, task_id* t, std::thread::id* n, bool th)
+        : rt(r), seen_task(t), nested_thread(n), throws(th) {}
+    frame_probe(frame_probe&& o) noexcept
+        : rt(std::exchange(o.rt, nullptr)),
+          seen_task(o.seen_task),
+          nested_thread(o.nested_thread),
+          throws(o.throws) {}
+    ~frame_probe() noexcept(false) {
+        if (!rt) return;  // moved from
+        if (seen_task) *seen_task = cx::current().id();
+        if (nested_thread) *nested_thread = rt->block_on(spawned_thread());
+        if (throws) throw std::runtime_error("probe destructor");
+    }
+};
+
+task<task_id> root_with_probe(frame_probe, bool fail) {
+    if (fail) throw std::logic_error("root body");
+    co_return cx::current().id();
+}
+
+}  // namespace
+
+TEST_CASE("block_on: the root's frame is destroyed with its context installed") {
+    runtime rt;
+    task_id in_destructor;
+    std::thread::id nested;
+    const task_id in_body =
+        rt.block_on(root_with_probe(frame_probe(&rt, &in_destructor, &nested, false), false));
+    CHECK(in_destructor == in_body);
+    // A nested block_on from the destructor drives the worker on this thread.
+    CHECK(nested == std::this_thread::get_id());
+    CHECK(rt.is_quiescent());
+}
+
+TEST_CASE("block_on: a root polled directly inside a task is destroyed with its context too") {
+    runtime rt;
+    const auto ids = rt.block_on([](runtime& rt) -> task<std::pair<task_id, task_id>> {
+        auto inner = co_await spawn([](runtime& rt) -> task<std::pair<task_id, task_id>> {
+            task_id in_destructor;
+            const task_id in_body = rt.block_on(
+                root_with_probe(frame_probe(&rt, &in_destructor, nullptr, false), false));
+            co_return std::pair{in_body, in_destructor};
+        }(rt));
+        co_return inner.value();
+    }(rt));
+    CHECK(ids.first == ids.second);
+}
+
+TEST_CASE("block_on: a throwing frame destructor is caught - the worker returned - and rethrown") {
+    runtime rt;
+    CHECK_THROWS_WITH_AS(
+        rt.block_on(root_with_probe(frame_probe(&rt, nullptr, nullptr, true), false)),
+        "probe destructor", std::runtime_error);
+    // When the body threw first, its exception is the one the caller sees.
+    CHECK_THROWS_WITH_AS(
+        rt.block_on(root_with_probe(frame_probe(&rt, nullptr, nullptr, true), true)), "root body",
+        std::logic_error);
+    std::thread other([&] { CHECK(rt.block_on(spawned_thread()) == std::this_thread::get_id()); });
+    other.join();
+    CHECK(rt.block_on(spawned_thread()) == std::this_thread::get_id());
 }
 
 TEST_CASE("block_on: nested on the same runtime - three deep - drives the same worker") {

@@ -1,6 +1,8 @@
 #pragma once
 // rtkit::runtime: a runtime built from a configuration, and block_on.
+#include <exception>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "rtkit/cx.hpp"
@@ -38,7 +40,9 @@ class runtime {
 
     /// Runs `root` to completion on this thread and returns its value, or
     /// rethrows what it threw (after the worker has been handed back). May be
-    /// nested, from inside a root, to any depth.
+    /// nested, from inside a root, to any depth. The root's frame (its
+    /// parameters) is destroyed inside the call, with the root's context; a
+    /// destructor that throws there is rethrown too, unless the root failed first.
     template <class T>
     T block_on(task<T> root) {
         auto frame = root.release();
@@ -46,15 +50,19 @@ class runtime {
         p.frame = frame;
         p.resume_point = frame;
         p.refs.store(1, std::memory_order_relaxed);
-        struct release_on_exit {
-            detail::task_header* t;
-            ~release_on_exit() { t->release(); }
-        } guard{&p};
-        drive(&p);
+        std::optional<outcome<T>> result;
+        const std::exception_ptr destructor_error = drive(
+            &p,
+            [](detail::task_header& t, void* into) noexcept {
+                static_cast<std::optional<outcome<T>>*>(into)->emplace(
+                    std::move(static_cast<detail::promise<T>&>(t).result));
+            },
+            &result);
+        if (destructor_error && result->is_ok()) std::rethrow_exception(destructor_error);
         if constexpr (std::is_void_v<T>)
-            std::move(p.result).value();
+            std::move(*result).value();
         else
-            return std::move(p.result).value();
+            return std::move(*result).value();
     }
 
     /// Stops the runtime: cancels live tasks and joins the background thread.
@@ -68,7 +76,9 @@ class runtime {
     const runtime_description& description() const noexcept;
 
   private:
-    void drive(detail::task_header* root);
+    /// Drives `root` to completion, moves its outcome into `into` with `take`,
+    /// then destroys its frame; returns what a destructor there threw, if any.
+    std::exception_ptr drive(detail::task_header* root, detail::take_root_result take, void* into);
     std::unique_ptr<detail::runtime_core> core_;
 };
 

@@ -105,6 +105,9 @@ struct task_header : schedulable {
     task_extras& get_extras();
     /// Drops one reference; destroys the frame at zero.
     void release() noexcept;
+    /// What release() does at zero. Not noexcept: a destructor in the frame may
+    /// throw, and block_on reports that for its root instead of terminating.
+    void destroy_frame();
 };
 
 /// Wakes `task` at once, without a waker, when this thread holds the worker
@@ -113,6 +116,10 @@ struct task_header : schedulable {
 /// waiter under its lock with no reference taken, since the waiter's node lives
 /// in the task's frame and leaves its queue only under that same lock.
 bool wake_if_polled_here(task_header* task) noexcept;
+
+/// Moves a finished block_on root's outcome out of its promise into `into`
+/// (an std::optional<outcome<T>>, typed by block_on, which knows T).
+using take_root_result = void (*)(task_header& root, void* into) noexcept;
 
 /// The task being polled on this thread. A plain (GNU `__thread`) variable in
 /// the static TLS block of the kernel library, so reading it is one
