@@ -1,5 +1,9 @@
 #include <doctest/doctest.h>
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+#endif
+
 #include <stdexcept>
 #include <thread>
 #include <utility>
@@ -106,6 +110,13 @@ struct frame_probe {
     }
 };
 
+#if defined(__SANITIZE_ADDRESS__)
+/// Tells LeakSanitizer to ignore what this thread allocates in its scope.
+using lost_frames_ignored = __lsan::ScopedDisabler;
+#else
+struct lost_frames_ignored {};
+#endif
+
 task<task_id> root_with_probe(frame_probe, bool fail) {
     if (fail) throw std::logic_error("root body");
     co_return cx::current().id();
@@ -141,6 +152,9 @@ TEST_CASE("block_on: a root polled directly inside a task is destroyed with its 
 
 TEST_CASE("block_on: a throwing frame destructor is caught - the worker returned - and rethrown") {
     runtime rt;
+    // GCC does not free a coroutine frame whose destruction throws (see
+    // runtime::block_on): these two frames are lost by design, not by rtkit.
+    [[maybe_unused]] const lost_frames_ignored by_design;
     CHECK_THROWS_WITH_AS(
         rt.block_on(root_with_probe(frame_probe(&rt, nullptr, nullptr, true), false)),
         "probe destructor", std::runtime_error);

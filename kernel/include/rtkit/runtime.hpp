@@ -42,7 +42,8 @@ class runtime {
     /// rethrows what it threw (after the worker has been handed back). May be
     /// nested, from inside a root, to any depth. The root's frame (its
     /// parameters) is destroyed inside the call, with the root's context; a
-    /// destructor that throws there is rethrown too, unless the root failed first.
+    /// destructor that throws there is rethrown too, unless the root failed first
+    /// (GCC then skips freeing the frame: a throwing destructor costs its memory).
     template <class T>
     T block_on(task<T> root) {
         auto frame = root.release();
