@@ -132,10 +132,10 @@ bool io_operation::advance() {
         if (try_first(request_.op) && attempt()) return true;
     }
     const interest want = interest_of(request_.op);
-    // One waker for the loop: the reactor copies it only when it must keep it.
-    const waker self = current_task()->make_waker();
+    // Lent, not counted: the reactor copies it only when it must keep it.
+    const rtkit::detail::borrowed_task_waker self(current_task());
     while (true) {
-        if (fd_.registration().poll_ready(want, self) == 0) return false;
+        if (fd_.registration().poll_ready(want, self.get()) == 0) return false;
         if (attempt()) return true;
     }
 }

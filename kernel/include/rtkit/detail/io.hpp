@@ -10,6 +10,24 @@ namespace rtkit::detail {
 
 class scheduler;
 
+/// The running task's waker, lent without taking a reference, for a call that
+/// only copies it if it must keep it (reactor::poll_ready): the task is being
+/// polled, so it outlives the call. Saves a reference count up and down per
+/// readiness check on the I/O hot path.
+class borrowed_task_waker {
+  public:
+    explicit borrowed_task_waker(task_header* task) noexcept : w_(task->adopt_as_waker()) {}
+    ~borrowed_task_waker() {}  // no reference was taken, so none is dropped
+    borrowed_task_waker(const borrowed_task_waker&) = delete;
+    borrowed_task_waker& operator=(const borrowed_task_waker&) = delete;
+    const waker& get() const noexcept { return w_; }
+
+  private:
+    union {
+        waker w_;  // in a union so that its destructor does not run
+    };
+};
+
 /// A descriptor registered with the reactor of the runtime whose worker the
 /// registering thread holds. Every operation must run on the thread that holds
 /// that worker (a task's poll, or a block_on root driving it).
