@@ -4,20 +4,10 @@
 #include <vector>
 
 #include "rtkit/config/closest_match.hpp"
+#include "rtkit/plugin_loader.hpp"
 
 namespace rtkit::config::detail {
 namespace {
-
-std::vector<std::string_view> split_allowed(std::string_view allowed) {
-    std::vector<std::string_view> values;
-    while (!allowed.empty()) {
-        const auto bar = allowed.find('|');
-        values.push_back(allowed.substr(0, bar));
-        if (bar == std::string_view::npos) break;
-        allowed.remove_prefix(bar + 1);
-    }
-    return values;
-}
 
 std::string quoted_list(const std::vector<std::string_view>& values) {
     std::string text;
@@ -85,7 +75,7 @@ std::optional<std::string> check_value(const key_spec& key, config_value& value,
         case value_type::string: {
             if (key.allowed.empty()) return std::nullopt;
             const auto& text = std::get<std::string>(value);
-            const auto allowed = split_allowed(key.allowed);
+            const auto allowed = allowed_option_values(key.allowed);
             if (std::find(allowed.begin(), allowed.end(), text) != allowed.end())
                 return std::nullopt;
             return quoted_name(key) + " must be one of " + quoted_list(allowed) + ", not \"" +
