@@ -166,10 +166,7 @@ class checker {
             const std::string& v = std::get<std::string>(option.value);
             const auto allowed = allowed_option_values(o.allowed);
             if (std::find(allowed.begin(), allowed.end(), v) == allowed.end()) {
-                std::string list;
-                for (std::size_t i = 0; i < allowed.size(); ++i)
-                    list += (i ? ", " : "") + toml_string(allowed[i]);
-                error(option.value_at, what + " must be one of " + list + ", not " +
+                error(option.value_at, what + " must be one of " + quoted_list(allowed) + ", not " +
                                            toml_string(v) + did_you_mean(v, allowed));
             }
         }

@@ -9,15 +9,6 @@
 namespace rtkit::config::detail {
 namespace {
 
-std::string quoted_list(const std::vector<std::string_view>& values) {
-    std::string text;
-    for (std::size_t i = 0; i < values.size(); ++i) {
-        if (i > 0) text += i + 1 == values.size() ? " or " : ", ";
-        text += '"' + std::string(values[i]) + '"';
-    }
-    return text;
-}
-
 bool is_plugin_name(std::string_view name) {
     return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -63,6 +54,15 @@ std::string quote(std::string_view text) {
 
 std::string quoted_name(const key_spec& key) {
     return quote(dotted_name(key));
+}
+
+std::string quoted_list(const std::vector<std::string_view>& values) {
+    std::string text;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        if (i > 0) text += i + 1 == values.size() ? " or " : ", ";
+        text += '"' + std::string(values[i]) + '"';
+    }
+    return text;
 }
 
 std::string dotted_name(const key_spec& key) {

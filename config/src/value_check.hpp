@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "rtkit/config/schema.hpp"
 
@@ -21,6 +23,9 @@ std::string dotted_name(const key_spec& key);
 /// `text` in single quotes. (Built by appending: GCC 12 at -O3 gives a false
 /// -Wrestrict for "'" + std::string&&.)
 std::string quote(std::string_view text);
+
+/// "a", "b" or "c": the values a key or a plugin option allows, for a message.
+std::string quoted_list(const std::vector<std::string_view>& values);
 
 /// quote(dotted_name(key))
 std::string quoted_name(const key_spec& key);
