@@ -1,6 +1,8 @@
 #include "current_thread_driver.hpp"
 
 #include <chrono>
+#include <cstdio>
+#include <system_error>
 #include <utility>
 
 #include "rtkit/join_handle.hpp"
@@ -73,9 +75,39 @@ class current_thread_driver::loan {
 current_thread_driver::current_thread_driver(scheduler& sched, region_node& root_region)
     : sched_(sched), root_region_(root_region) {
     sched_.on_wake_resting = [this] {
+        start_background();
         std::lock_guard lock(mutex_);
         changed_.notify_all();
     };
+}
+
+current_thread_driver::~current_thread_driver() {
+    if (background_.joinable()) background_.join();
+}
+
+void current_thread_driver::adopt(std::unique_ptr<worker> w) {
+    std::lock_guard lock(mutex_);
+    slot_ = slot_state::returned;
+    held_ = std::move(w);
+    resting_ = true;
+    resting_deadline_.reset();
+    sched_.park.store(scheduler::resting, std::memory_order_seq_cst);
+}
+
+void current_thread_driver::start_background() noexcept {
+    if (background_started_.load(std::memory_order_acquire)) return;
+    std::lock_guard lock(background_mutex_);
+    if (background_.joinable() || background_closed_) return;
+    try {
+        background_ = std::thread([this] { run_background(nullptr); });
+        background_started_.store(true, std::memory_order_release);
+    } catch (const std::system_error& e) {
+        if (!std::exchange(background_failure_reported_, true))
+            std::fprintf(stderr,
+                         "rtkit: cannot start the runtime's background thread (%s): spawned "
+                         "tasks run during the next block_on instead\n",
+                         e.what());
+    }
 }
 
 bool current_thread_driver::on_background_thread() const noexcept {
@@ -84,10 +116,14 @@ bool current_thread_driver::on_background_thread() const noexcept {
 
 void current_thread_driver::run_background(std::unique_ptr<worker> w) {
     background_of = this;
+    if (!w) {
+        std::unique_lock lock(mutex_);
+        w = take_back_when_needed(lock);
+    }
     auto handover_requested = [this] {
         return handover_requested_.load(std::memory_order_acquire);
     };
-    while (true) {
+    while (w) {
         {
             scoped_worker holder(w.get(), &sched_);
             w->rescue_stranded();
@@ -114,31 +150,35 @@ void current_thread_driver::run_background(std::unique_ptr<worker> w) {
         slot_ = slot_state::offered;
         held_ = std::move(w);
         changed_.notify_all();
-
-        while (true) {
-            if (slot_ == slot_state::closed) return;  // shutdown() retired what the slot held
-            if (slot_ == slot_state::returned && resting_worker_needs_driving()) {
-                w = std::move(held_);
-                slot_ = slot_state::background;
-                sched_.park.store(scheduler::dispatching, std::memory_order_seq_cst);
-                changed_.notify_all();
-                break;
-            }
-            if (sched_.shutting_down.load(std::memory_order_acquire)) {
-                lock.unlock();
-                shutdown();
-                return;
-            }
-            if (slot_ == slot_state::returned && resting_deadline_) {
-                duration left = *resting_deadline_ - sched_.now();
-                changed_.wait_for(lock, std::min<duration>(left, background_wait_slice));
-            } else {
-                changed_.wait_for(lock, background_wait_slice);
-            }
-        }
+        w = take_back_when_needed(lock);
     }
     shutdown();
     w.reset();  // retire on this thread, with no lock held
+}
+
+std::unique_ptr<worker> current_thread_driver::take_back_when_needed(
+    std::unique_lock<sync::detail::spin_lock>& lock) {
+    while (true) {
+        if (slot_ == slot_state::closed) return nullptr;  // shutdown() retired what it held
+        if (slot_ == slot_state::returned && resting_worker_needs_driving()) {
+            slot_ = slot_state::background;
+            sched_.park.store(scheduler::dispatching, std::memory_order_seq_cst);
+            changed_.notify_all();
+            return std::move(held_);
+        }
+        if (sched_.shutting_down.load(std::memory_order_acquire)) {
+            lock.unlock();
+            shutdown();
+            lock.lock();
+            return nullptr;
+        }
+        if (slot_ == slot_state::returned && resting_deadline_) {
+            duration left = *resting_deadline_ - sched_.now();
+            changed_.wait_for(lock, std::min<duration>(left, background_wait_slice));
+        } else {
+            changed_.wait_for(lock, background_wait_slice);
+        }
+    }
 }
 
 bool current_thread_driver::resting_worker_needs_driving() const {
@@ -208,6 +248,7 @@ void current_thread_driver::release(std::unique_ptr<worker> w) {
     // An idle worker rests without a handshake; remote work that raced with the
     // store above is caught by the remote_pending check.
     if (!idle || sched_.remote_pending() || deadline) {
+        if (!retired) start_background();
         std::lock_guard lock(mutex_);
         changed_.notify_all();
     }
@@ -242,6 +283,13 @@ void current_thread_driver::shutdown_from_caller() {
     shutdown();
     sched_.io().wake();
     w.reset();  // retire here: the caller's local tasks unwind on their own thread
+    std::thread background;
+    {
+        std::lock_guard lock(background_mutex_);
+        background_closed_ = true;
+        background = std::move(background_);
+    }
+    if (background.joinable()) background.join();
 }
 
 std::exception_ptr root_reference::retire() noexcept {

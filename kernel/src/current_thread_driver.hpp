@@ -42,21 +42,35 @@ class root_reference {
 /// Where the worker is, who may take it, and how it comes back.
 ///
 /// The worker moves between the background thread and block_on callers through
-/// one slot guarded by a mutex: background -> requested (a caller asked) ->
+/// one slot guarded by a lock: background -> requested (a caller asked) ->
 /// offered (the background thread stopped at a dispatch boundary) -> loaned
 /// (the caller drives it) -> returned -> background. A caller that returns an
 /// idle worker leaves it resting in the slot without waking the background
 /// thread, so the next block_on takes it back with no thread handshake; remote
 /// work or a due timer wakes the background thread to take it instead.
 /// Shutdown closes the slot for good.
+///
+/// The background thread starts the first time a resting worker must be
+/// driven, not with the runtime: a program that only calls block_on stays
+/// single-threaded, which the kernel rewards (no file reference counting per
+/// socket call, no lock contention).
 class current_thread_driver {
   public:
     /// Roots of block_on join `root_region`.
     current_thread_driver(scheduler& sched, region_node& root_region);
+    /// Joins the background thread if shutdown_from_caller did not.
+    ~current_thread_driver();
+    current_thread_driver(const current_thread_driver&) = delete;
+    current_thread_driver& operator=(const current_thread_driver&) = delete;
+
+    /// Takes the runtime's idle worker: it rests in the slot until a block_on
+    /// borrows it or work for it starts the background thread.
+    void adopt(std::unique_ptr<worker> w);
 
     /// Body of the background thread: dispatches until a caller asks for the
     /// worker, offers it, waits for it to come back, repeats; retires the worker
-    /// on shutdown.
+    /// on shutdown. Without `w` it first waits for a returned worker that must
+    /// be driven.
     void run_background(std::unique_ptr<worker> w);
 
     /// Runs the block_on root to completion on the calling thread, then
@@ -70,7 +84,8 @@ class current_thread_driver {
     /// Runtime shutdown from the calling thread: borrows the worker if it can,
     /// so the caller's own local tasks are unwound on the caller's thread, then
     /// shuts down and retires the worker here. Without the worker (another
-    /// thread has it on loan), whoever holds it retires it.
+    /// thread has it on loan), whoever holds it retires it. Returns once the
+    /// background thread, if it ever started, has ended.
     void shutdown_from_caller();
 
   private:
@@ -82,6 +97,12 @@ class current_thread_driver {
     class loan;
 
     bool on_background_thread() const noexcept;
+    /// Starts the background thread unless it runs or shutdown began. If the
+    /// system refuses a thread, says so once; the work waits for a block_on.
+    void start_background() noexcept;
+    /// Waits the worker back: until it sits returned in the slot and must be
+    /// driven, then takes it. Null when shutdown closed the slot.
+    std::unique_ptr<worker> take_back_when_needed(std::unique_lock<sync::detail::spin_lock>& lock);
     std::unique_ptr<worker> acquire();
     void release(std::unique_ptr<worker> w);
     void park_reentrant(std::unique_ptr<worker> w);
@@ -109,6 +130,14 @@ class current_thread_driver {
     /// Raised while a caller waits for the worker; the background dispatch
     /// loop stops at its next boundary when it sees it.
     std::atomic<bool> handover_requested_{false};
+
+    /// The background thread, once started; its own mutex, since starting a
+    /// thread is too slow to do under the spin lock.
+    std::mutex background_mutex_;
+    std::thread background_;
+    std::atomic<bool> background_started_{false};
+    bool background_closed_ = false;  ///< shutdown began: never start it again
+    bool background_failure_reported_ = false;
 
     /// The worker parked while its drive polls the root in place, so a nested
     /// block_on from that root (same thread) can drive it too. Only the thread

@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
 #include "current_thread_driver.hpp"
 #include "rtkit/detail/region_node.hpp"
@@ -76,8 +75,7 @@ class runtime_core {
         timers_keepalive = std::move(timers);
         root_region.sched = sched.get();
         driver = std::make_unique<current_thread_driver>(*sched, root_region);
-        background = std::thread(
-            [this, w = std::move(w)]() mutable { driver->run_background(std::move(w)); });
+        driver->adopt(std::move(w));
     }
 
     ~runtime_core() { shutdown(); }
@@ -86,7 +84,6 @@ class runtime_core {
         if (stopped) return;
         stopped = true;
         driver->shutdown_from_caller();
-        if (background.joinable()) background.join();
     }
 
     runtime_description description;
@@ -97,7 +94,6 @@ class runtime_core {
     region_node root_region;
     std::unique_ptr<current_thread_driver> driver;
     const task_store* store = nullptr;  ///< the worker's, for is_quiescent
-    std::thread background;
     bool stopped = false;
 };
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/thread_count.hpp"
 #include "rtkit/net.hpp"
 #include "rtkit/rtkit.hpp"
 

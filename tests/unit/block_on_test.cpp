@@ -52,6 +52,41 @@ TEST_CASE("block_on: between calls - spawned work goes on on the background thre
     CHECK(ran_on != std::this_thread::get_id());
 }
 
+TEST_CASE("block_on: a runtime only driven by block_on starts no thread") {
+    const int before = test::thread_count();
+    REQUIRE(before > 0);
+    runtime rt;
+    for (int i = 0; i < 3; ++i) {
+        const std::int64_t sum = rt.block_on([]() -> task<std::int64_t> {
+            auto a = spawn(test::value_of(20));
+            co_await sleep(2ms);
+            co_await yield_now();
+            co_return (co_await std::move(a)).value() + 22;
+        }());
+        CHECK(sum == 42);
+        CHECK(test::thread_count() == before);
+    }
+}
+
+TEST_CASE("block_on: the background thread starts when work outlives the root") {
+    const int before = test::thread_count();
+    runtime rt;
+    std::atomic<bool> done{false};
+    rt.block_on([&]() -> task<void> {
+        (void)spawn([](std::atomic<bool>& d) -> task<void> {
+            co_await sleep(5ms);
+            d = true;
+        }(done));
+        co_return;
+    }());
+    CHECK(test::thread_count() == before + 1);
+    for (int i = 0; i < 2000 && !done; ++i)
+        std::this_thread::sleep_for(1ms);
+    CHECK(done);
+    rt.shutdown();
+    CHECK(test::thread_count() == before);
+}
+
 TEST_CASE("block_on: the root is a registered task while it runs") {
     runtime rt;
     CHECK(rt.is_quiescent());

@@ -4,6 +4,7 @@
 #include <coroutine>
 #include <mutex>
 
+#include "../support/thread_count.hpp"
 #include "rtkit/rtkit.hpp"
 
 namespace rtkit::test {

@@ -87,6 +87,7 @@ TEST_CASE("waker: a wake from another thread resumes the task") {
 }
 
 TEST_CASE("waker: a wake from another thread reaches a worker parked between block_on calls") {
+    const int before = rtkit::test::thread_count();
     runtime rt;
     manual_event event;
     std::atomic<bool> done{false};
@@ -102,6 +103,9 @@ TEST_CASE("waker: a wake from another thread reaches a worker parked between blo
     for (int i = 0; i < 500 && !event.armed(); ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
     REQUIRE(event.armed());
+    // The resting worker waits on nothing the runtime watches: no thread yet.
+    CHECK(rtkit::test::thread_count() == before);
+    // The wake starts the background thread, which takes the worker and runs it.
     std::thread other([&] { event.fire(); });
     other.join();
     for (int i = 0; i < 2000 && !done; ++i)
