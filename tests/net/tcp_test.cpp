@@ -47,7 +47,7 @@ std::uint16_t closed_port() {
 TEST_CASE("tcp: echo round trips through accept - connect - read and write_all") {
     for (const std::string& reactor : net_test::reactors) {
         INFO("reactor: " << reactor);
-        const int threads_before = test::thread_count();
+        const int threads_before = test::baseline_thread_count();
         runtime rt(net_test::config_for(reactor));
         CHECK(rt.description().reactor.find(reactor) != std::string::npos);
         rt.block_on([threads_before]() -> task<void> {

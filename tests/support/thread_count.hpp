@@ -3,6 +3,7 @@
 // they do not need, and the tests hold them to it.
 #include <fstream>
 #include <string>
+#include <thread>
 
 namespace rtkit::test {
 
@@ -13,6 +14,14 @@ inline int thread_count() {
     while (std::getline(status, line))
         if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
     return -1;
+}
+
+/// thread_count() to compare later counts with. It first starts and joins a
+/// thread, so a sanitizer's helper thread (started with the first extra
+/// thread) is already counted.
+inline int baseline_thread_count() {
+    std::thread([] {}).join();
+    return thread_count();
 }
 
 }  // namespace rtkit::test

@@ -87,7 +87,7 @@ TEST_CASE("waker: a wake from another thread resumes the task") {
 }
 
 TEST_CASE("waker: a wake from another thread reaches a worker parked between block_on calls") {
-    const int before = rtkit::test::thread_count();
+    const int before = rtkit::test::baseline_thread_count();
     runtime rt;
     manual_event event;
     std::atomic<bool> done{false};
