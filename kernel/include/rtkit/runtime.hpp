@@ -27,11 +27,13 @@ struct runtime_description {
 /// The current-thread flavor has one worker. Between block_on calls it runs on
 /// a background thread, so spawned work keeps going; block_on borrows it, so
 /// the root and every task run on the calling thread for the call's duration.
-/// Destroying the runtime cancels the tasks still alive, lets them unwind, and
-/// joins the background thread.
+/// The background thread starts only when work outlives a block_on (or a task
+/// is woken between calls): a program driven by block_on alone stays
+/// single-threaded. Destroying the runtime cancels the tasks still alive, lets
+/// them unwind, and joins the background thread.
 class runtime {
   public:
-    /// Loads the plugins and starts the background worker. Throws plugin_error
+    /// Loads the plugins and creates the worker. Throws plugin_error
     /// when a plugin cannot be loaded, std::invalid_argument for a bad flavor.
     explicit runtime(const runtime_config& config = {});
     ~runtime();
