@@ -34,7 +34,12 @@ peer_name() {
 }
 
 field() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p"; }
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { print a / b }'; }
+# The median of a space-separated list of numbers.
+median() {
+  tr ' ' '\n' <<<"$1" | grep . | sort -g |
+    awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
 
 # One W7 run of server "$@" (the port is appended): prints "req/s cpu-us/req".
 echo_run() {
@@ -67,15 +72,14 @@ compare_w7() {
       [[ -x "${cmd[0]}" ]] || continue
       read -r rps cpu < <(echo_run "${cmd[@]}")
       echo "W7 pass $pass $s: $rps req/s, $cpu us/req"
-      rps_ratio[$s]+="$(awk -v a="$rps" -v b="$t_rps" 'BEGIN { print a / b }') "
-      cpu_ratio[$s]+="$(awk -v a="$cpu" -v b="$t_cpu" 'BEGIN { print a / b }') "
+      rps_ratio[$s]+="$(ratio "$rps" "$t_rps") "
+      cpu_ratio[$s]+="$(ratio "$cpu" "$t_cpu") "
     done
   done
   for s in "${servers[@]}"; do
     [[ -n "${rps_ratio[$s]:-}" ]] || continue
     printf 'W7 %s: %.3fx tokio req/s at %.3fx tokio CPU/req (medians of %s per-pass ratios)\n' \
-      "$s" "$(tr ' ' '\n' <<<"${rps_ratio[$s]}" | grep . | median)" \
-      "$(tr ' ' '\n' <<<"${cpu_ratio[$s]}" | grep . | median)" "$PASSES"
+      "$s" "$(median "${rps_ratio[$s]}")" "$(median "${cpu_ratio[$s]}")" "$PASSES"
   done
 }
 
@@ -86,10 +90,10 @@ compare_task_workload() {
     r="$("$RTBENCH" "$w" | field ns_per_op)"
     t="$("$PEERS/tokio_peer" "$name" | field ns_per_op)"
     echo "$w pass $pass: rtkit $r ns/op, tokio $t ns/op"
-    ratios+="$(awk -v a="$r" -v b="$t" 'BEGIN { print a / b }') "
+    ratios+="$(ratio "$r" "$t") "
   done
   printf '%s: %.3fx tokio ns/op (median of %s per-pass ratios)\n' \
-    "$w" "$(tr ' ' '\n' <<<"$ratios" | grep . | median)" "$PASSES"
+    "$w" "$(median "$ratios")" "$PASSES"
 }
 
 for w in "$@"; do
