@@ -46,7 +46,11 @@ echo_run() {
   PORT=$((PORT + 1))
   "$@" "$PORT" >/dev/null 2>&1 &
   local pid=$! line stat
-  sleep 0.3  # let it listen
+  # Wait until it listens (a connection it sees closed at once), 5 s at most.
+  for _ in $(seq 50); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break
+    sleep 0.1
+  done
   line="$("$PEERS/echo_client" "$PORT" 64 20000 compare | grep '^workload=')"
   read -r -a stat <"/proc/$pid/stat"
   kill "$pid"
