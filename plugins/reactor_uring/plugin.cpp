@@ -15,13 +15,16 @@ constexpr rtkit_option_decl uring_options[] = {
      "provided buffers for multishot recv, rounded down to a power of two (0: plain recv)"},
     {"recv_buffer_size", RTKIT_OPTION_INT, "4096", 64, 1048576, nullptr,
      "bytes per provided recv buffer"},
+    {"fixed_files", RTKIT_OPTION_INT, "4096", 0, 1048576, nullptr,
+     "registered-file slots: operations on the first this many registrations skip the "
+     "kernel's per-request file lookup (0: off; capped by the open-file limit)"},
 };
 
 constexpr rtkit_plugin_descriptor uring_descriptor =
     rtkit::make_plugin_descriptor<rtkit::reactor, rtkit_uring::uring_reactor>(
         "uring", "1.0.0",
         "io_uring reactor: multishot-poll readiness plus whole accept/connect/recv/send/read/write",
-        uring_options, 5);
+        uring_options, 6);
 
 }  // namespace
 

@@ -16,6 +16,8 @@ struct ring_settings {
     /// Provided buffers for multishot recv (0: no buffered recv) and their size.
     unsigned recv_buffers = 256;
     unsigned recv_buffer_size = 4096;
+    /// Slots of the ring's registered-file table (0: none); capped by RLIMIT_NOFILE.
+    unsigned fixed_files = 4096;
 };
 
 /// Creates `ring` and checks that it can do everything the reactor needs:

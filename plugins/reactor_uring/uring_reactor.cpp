@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -66,7 +67,18 @@ ring_settings settings_from(const rtkit::plugin_options& options) {
     s.fail_probe_errno = static_cast<int>(options.get_int("fail_probe_errno"));
     s.recv_buffers = static_cast<unsigned>(options.get_int("recv_buffers"));
     s.recv_buffer_size = static_cast<unsigned>(options.get_int("recv_buffer_size"));
+    s.fixed_files = static_cast<unsigned>(options.get_int("fixed_files"));
     return s;
+}
+
+/// An update that empties a registered-file slot reads its descriptor here.
+int no_file = -1;
+
+/// Makes a prepared `sqe` name registered-file slot `index` instead of a descriptor.
+void set_fixed_file(io_uring_sqe* sqe, int index) {
+    if (index < 0) return;
+    sqe->fd = index;
+    sqe->flags |= IOSQE_FIXED_FILE;
 }
 
 /// One kernel I/O length field is 32 bits; larger requests complete short.
@@ -99,6 +111,21 @@ uring_reactor::uring_reactor(const ring_settings& settings) {
         chunk_next_.assign(buffers_.count(), -1);
         chunk_length_.assign(buffers_.count(), 0);
     }
+    // Registered files spare every operation the kernel's file lookup and
+    // reference count. An optimisation, so off where it cannot work: with
+    // SQPOLL (its thread reads an update's descriptor when it likes), without
+    // CQE_SKIP_SUCCESS (Linux 5.17: an update's completion would end a poll()
+    // early), or where the table cannot be registered. The kernel caps the
+    // table at the open-file limit.
+    unsigned slots =
+        settings.sqpoll || !(ring_.features & IORING_FEAT_CQE_SKIP) ? 0 : settings.fixed_files;
+    rlimit open_files{};
+    if (getrlimit(RLIMIT_NOFILE, &open_files) == 0 && open_files.rlim_cur < slots)
+        slots = static_cast<unsigned>(open_files.rlim_cur);
+    if (slots > 0 && io_uring_register_files_sparse(&ring_, slots) == 0) {
+        fixed_slots_ = slots;
+        fixed_fd_values_ = std::make_unique<int[]>(slots);
+    }
     arm_wake_read();
 }
 
@@ -125,9 +152,26 @@ void uring_reactor::arm_wake_read() {
     io_uring_sqe_set_data64(sqe, kind_wake);
 }
 
+int uring_reactor::fixed_file(rtkit::io_token token, table::entry& r) {
+    const std::uint32_t index = table::index_of(token);
+    if (index >= fixed_slots_) return -1;
+    if (!r.extra.fixed_file) {
+        // Submitted before the operations that use it, and so run before them.
+        fixed_fd_values_[index] = r.fd;
+        io_uring_sqe* update = next_sqe();
+        io_uring_prep_files_update(update, &fixed_fd_values_[index], 1, static_cast<int>(index));
+        io_uring_sqe_set_data64(update, kind_ignore);
+        update->flags |= IOSQE_CQE_SKIP_SUCCESS;
+        r.extra.fixed_file = true;
+    }
+    return static_cast<int>(index);
+}
+
 void uring_reactor::arm_poll(rtkit::io_token token, table::entry& r) {
+    const int file = fixed_file(token, r);
     io_uring_sqe* sqe = next_sqe();
     io_uring_prep_poll_multishot(sqe, r.fd, poll_mask);
+    set_fixed_file(sqe, file);
     io_uring_sqe_set_data64(sqe, tagged(token, kind_poll));
     r.extra.poll_armed = true;
 }
@@ -149,10 +193,11 @@ void uring_reactor::remove(rtkit::io_token token) noexcept {
     table::entry* r = table_.find(token);
     if (!r) return;
     uring_state& st = r->extra;
-    if (st.poll_armed || st.recv_armed) {
-        // The poll and the recv hold a reference to the file: end them now, so
-        // that the caller's close() really closes (the peer sees it at once).
-        // Their last completions fail the generation check and are dropped.
+    if (st.poll_armed || st.recv_armed || st.fixed_file) {
+        // The poll, the recv and the registered-file slot hold a reference to
+        // the file: end them now, so that the caller's close() really closes
+        // (the peer sees it at once). The last completions of the poll and the
+        // recv fail the generation check and are dropped.
         try {
             if (st.poll_armed) {
                 io_uring_sqe* sqe = next_sqe();
@@ -163,6 +208,13 @@ void uring_reactor::remove(rtkit::io_token token) noexcept {
                 io_uring_sqe* sqe = next_sqe();
                 io_uring_prep_cancel64(sqe, tagged(token, kind_recv), 0);
                 io_uring_sqe_set_data64(sqe, kind_ignore);
+            }
+            if (st.fixed_file) {
+                io_uring_sqe* sqe = next_sqe();
+                io_uring_prep_files_update(sqe, &no_file, 1,
+                                           static_cast<int>(table::index_of(token)));
+                io_uring_sqe_set_data64(sqe, kind_ignore);
+                sqe->flags |= IOSQE_CQE_SKIP_SUCCESS;
             }
             io_uring_submit(&ring_);
         } catch (...) {
@@ -293,17 +345,15 @@ void* uring_reactor::query_interface(const char* name) noexcept {
 }
 
 void uring_reactor::submit(const rtkit::io_request& request, rtkit::io_completion& done) {
-    if (request.op == rtkit::io_opcode::recv && multishot_recv_ && request.flags == 0 &&
-        request.length > 0) {
+    const rtkit::io_token token = table_.token_of_fd(request.fd);
+    table::entry* r = token ? table_.find(token) : nullptr;
+    if (r && request.op == rtkit::io_opcode::recv && multishot_recv_ && request.flags == 0 &&
+        request.length > 0 && !r->extra.reader) {
         // A registered socket with no other reader parked: buffered recv.
-        if (const rtkit::io_token token = table_.token_of_fd(request.fd)) {
-            table::entry* r = table_.find(token);
-            if (!r->extra.reader) {
-                submit_buffered_recv(token, *r, request, done);
-                return;
-            }
-        }
+        submit_buffered_recv(token, *r, request, done);
+        return;
     }
+    const int file = r ? fixed_file(token, *r) : -1;
     io_uring_sqe* sqe = next_sqe();
     switch (request.op) {
         case rtkit::io_opcode::accept:
@@ -331,6 +381,7 @@ void uring_reactor::submit(const rtkit::io_request& request, rtkit::io_completio
                                 static_cast<std::uint64_t>(-1));
             break;
     }
+    set_fixed_file(sqe, file);
     io_uring_sqe_set_data(sqe, &done);
     done.result = 0;
     done.pending = true;
@@ -408,8 +459,10 @@ bool uring_reactor::probe_multishot_recv() {
 }
 
 void uring_reactor::arm_recv(rtkit::io_token token, table::entry& r) {
+    const int file = fixed_file(token, r);
     io_uring_sqe* sqe = next_sqe();
     io_uring_prep_recv_multishot(sqe, r.fd, nullptr, 0, 0);
+    set_fixed_file(sqe, file);
     sqe->flags |= IOSQE_BUFFER_SELECT;  // the kernel picks a provided buffer per chunk
     sqe->buf_group = provided_buffers::group;
     io_uring_sqe_set_data64(sqe, tagged(token, kind_recv));
@@ -425,8 +478,10 @@ void uring_reactor::submit_buffered_recv(rtkit::io_token token, table::entry& r,
     if (nothing_queued && !st.recv_armed) {
         if (buffers_.available() == 0) {
             // Every provided buffer holds unread bytes: receive into the caller's.
+            const int file = fixed_file(token, r);
             io_uring_sqe* sqe = next_sqe();
             io_uring_prep_recv(sqe, request.fd, request.buffer, clamp_length(request.length), 0);
+            set_fixed_file(sqe, file);
             io_uring_sqe_set_data(sqe, &done);
             done.result = 0;
             done.pending = true;
@@ -487,8 +542,10 @@ void uring_reactor::restart_reader(rtkit::io_token token, table::entry& r) {
     }
     // Out of provided buffers: this recv goes to the kernel whole, into the
     // reader's own buffer (one recv in flight per registration keeps order).
+    const int file = fixed_file(token, r);
     io_uring_sqe* sqe = next_sqe();
     io_uring_prep_recv(sqe, r.fd, st.reader_buffer, st.reader_length, 0);
+    set_fixed_file(sqe, file);
     io_uring_sqe_set_data(sqe, st.reader);
     st.reader->result = 0;
     st.reader = nullptr;

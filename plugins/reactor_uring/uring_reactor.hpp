@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "provided_buffers.hpp"
@@ -67,6 +68,7 @@ class uring_reactor final : public rtkit::reactor, public rtkit::completion_reac
         bool poll_armed = false;        ///< a multishot POLL_ADD is live in the kernel
         bool recv_armed = false;        ///< a multishot recv is live in the kernel
         bool recv_cancel_sent = false;  ///< ...and asked to stop (too much queued)
+        bool fixed_file = false;        ///< installed in the registered-file slot of its index
         /// The multishot recv's last word, to hand to the next reader once the
         /// queue is empty: 0 end of stream, < 0 a negated errno; 1 none.
         int end = 1;
@@ -87,6 +89,10 @@ class uring_reactor final : public rtkit::reactor, public rtkit::completion_reac
     /// A free submission entry, flushing the queue to the kernel when it is full.
     io_uring_sqe* next_sqe();
     void arm_poll(rtkit::io_token token, table::entry& r);
+    /// The registered-file slot of registration `token` (its table index),
+    /// queueing the update that installs its descriptor there first; -1 when
+    /// it has none. Call it before taking the operation's submission entry.
+    int fixed_file(rtkit::io_token token, table::entry& r);
     void arm_wake_read();
 
     // Buffered recv (multishot recv into provided buffers).
@@ -123,6 +129,11 @@ class uring_reactor final : public rtkit::reactor, public rtkit::completion_reac
     /// Registrations whose reader parked while data was queued: served by the
     /// next poll(), since completions reach their submitter through poll().
     std::vector<rtkit::io_token> deliver_next_poll_;
+    /// Registered files: registration slot i uses file slot i when i <
+    /// fixed_slots_. The kernel reads an update's descriptor when the update
+    /// is submitted, so each slot's value lives here, at a stable address.
+    unsigned fixed_slots_ = 0;
+    std::unique_ptr<int[]> fixed_fd_values_;
 };
 
 }  // namespace rtkit_uring
