@@ -110,6 +110,37 @@ void current_thread_driver::start_background() noexcept {
     }
 }
 
+void current_thread_driver::stop_background_after_failure(std::unique_ptr<worker> w,
+                                                          std::exception_ptr error) noexcept {
+    const char* what = "an exception that is not a std::exception";
+    try {
+        std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+        what = e.what();
+    } catch (...) {
+    }
+    std::fprintf(stderr,
+                 "rtkit: the runtime's background thread stopped after an error (%s): spawned "
+                 "tasks run during the next block_on instead\n",
+                 what);
+    std::unique_ptr<worker> retired;
+    {
+        std::lock_guard lock(mutex_);
+        if (slot_ == slot_state::closed) {
+            retired = std::move(w);
+        } else {
+            // A caller waiting for the worker gets it now; otherwise the next
+            // block_on takes it. The thread stays joinable and so never restarts.
+            slot_ = slot_ == slot_state::requested ? slot_state::offered : slot_state::returned;
+            held_ = std::move(w);
+            resting_ = false;
+            resting_deadline_.reset();
+            changed_.notify_all();
+        }
+    }
+    retired.reset();
+}
+
 bool current_thread_driver::on_background_thread() const noexcept {
     return background_of == this;
 }
@@ -124,10 +155,16 @@ void current_thread_driver::run_background(std::unique_ptr<worker> w) {
         return handover_requested_.load(std::memory_order_acquire);
     };
     while (w) {
-        {
+        try {
             scoped_worker holder(w.get(), &sched_);
             w->rescue_stranded();
             w->run_loop_until(handover_requested, false);
+        } catch (...) {
+            // A plugin failed under the worker (a reactor's poll, a timer
+            // driver). Nobody on this thread can take the error: report it,
+            // hand the worker to the next block_on and end the thread.
+            stop_background_after_failure(std::move(w), std::current_exception());
+            return;
         }
         if (sched_.shutting_down.load(std::memory_order_acquire)) break;
 

@@ -100,6 +100,11 @@ class current_thread_driver {
     /// Starts the background thread unless it runs or shutdown began. If the
     /// system refuses a thread, says so once; the work waits for a block_on.
     void start_background() noexcept;
+    /// Ends the background thread after `error` escaped its dispatch loop:
+    /// reports it once on stderr and puts the worker back in the slot for the
+    /// next block_on (or retires it when shutdown closed the slot).
+    void stop_background_after_failure(std::unique_ptr<worker> w,
+                                       std::exception_ptr error) noexcept;
     /// Waits the worker back: until it sits returned in the slot and must be
     /// driven, then takes it. Null when shutdown closed the slot.
     std::unique_ptr<worker> take_back_when_needed(std::unique_lock<sync::detail::spin_lock>& lock);

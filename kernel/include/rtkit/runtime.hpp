@@ -29,8 +29,11 @@ struct runtime_description {
 /// the root and every task run on the calling thread for the call's duration.
 /// The background thread starts only when work outlives a block_on (or a task
 /// is woken between calls): a program driven by block_on alone stays
-/// single-threaded. Destroying the runtime cancels the tasks still alive, lets
-/// them unwind, and joins the background thread.
+/// single-threaded. If a plugin throws under the background thread (a
+/// reactor's poll failing), the thread reports it on stderr and stops; the
+/// work then runs during block_on calls, which see such an error themselves.
+/// Destroying the runtime cancels the tasks still alive, lets them unwind,
+/// and joins the background thread.
 class runtime {
   public:
     /// Loads the plugins and creates the worker. Throws plugin_error
