@@ -141,7 +141,10 @@ std::size_t kqueue_reactor::poll(rtkit::duration timeout) {
             bits = rtkit::ready::error;
         } else if (ev.filter == EVFILT_READ) {
             bits = rtkit::ready::readable;
+            // EV_EOF: the read side is shut down; fflags then holds the
+            // socket's error, if it has one (a reset, a refused connect).
             if (ev.flags & EV_EOF) bits |= rtkit::ready::hangup;
+            if ((ev.flags & EV_EOF) && ev.fflags != 0) bits |= rtkit::ready::error;
         } else if (ev.filter == EVFILT_WRITE) {
             bits = rtkit::ready::writable;
             // The reader is gone: a write would fail (EPIPE), as epoll's EPOLLERR says.

@@ -12,10 +12,20 @@
 namespace net_test {
 
 /// Every net test runs once on each of these (strict: no silent fallback).
-inline const std::vector<std::string> reactors = {"epoll", "uring"};
+/// On Linux, "kqueue" is reactor_kqueue built on the test-only kqueue
+/// emulation over epoll (tests/kqueue_emulation), loaded from its directory.
+inline const std::vector<std::string> reactors = {"epoll", "uring"
+#ifdef RTKIT_TEST_KQUEUE_EMULATION_DIR
+                                                  ,
+                                                  "kqueue"
+#endif
+};
 
 inline rtkit::runtime_config config_for(const std::string& reactor) {
     rtkit::runtime_config c;
+#ifdef RTKIT_TEST_KQUEUE_EMULATION_DIR
+    if (reactor == "kqueue") c.plugin_search_path = {RTKIT_TEST_KQUEUE_EMULATION_DIR};
+#endif
     c.reactor.preference = {reactor};
     c.reactor.strict = true;
     return c;
