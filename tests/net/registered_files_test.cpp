@@ -2,7 +2,8 @@
 // the ring's registered-file slot of its registration, a closed socket lets
 // go of its slot at once (its peer sees the close), and a slot reused by a new
 // socket carries the new socket's bytes only. Each case runs with the default
-// table, with a one-slot table (the first registration only) and with none.
+// table, with a one-slot table (the first registration only), with none, and
+// with SQPOLL (a kernel thread submits; registered files are off there).
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -25,6 +26,7 @@ struct setup {
     std::string name;
     runtime_config config;
     bool expects_registered_files;
+    bool expects_sq_thread = false;
 };
 
 std::vector<setup> setups() {
@@ -32,32 +34,41 @@ std::vector<setup> setups() {
     one.reactor.options["uring"] = {{"fixed_files", std::int64_t{1}}};
     runtime_config none = net_test::config_for("uring");
     none.reactor.options["uring"] = {{"fixed_files", std::int64_t{0}}};
+    runtime_config sqpoll = net_test::config_for("uring");
+    sqpoll.reactor.options["uring"] = {{"sqpoll", true}};
     return {{"uring", net_test::config_for("uring"), true},
             {"uring with one registered-file slot", one, true},
-            {"uring without registered files", none, false}};
+            {"uring without registered files", none, false},
+            {"uring with sqpoll", sqpoll, false, true}};
 }
 
-/// How many sockets this process's io_uring instances hold as registered
-/// files, from the rings' /proc fdinfo (a "N: socket:[inode]" line each).
-int registered_sockets() {
-    int count = 0;
+/// What this process's io_uring instances show in their /proc fdinfo.
+struct ring_info {
+    int registered_sockets = 0;  ///< registered files that are sockets ("N: socket:[inode]")
+    bool sq_thread = false;      ///< a ring has an SQPOLL thread ("SqThread: PID")
+};
+
+ring_info rings() {
+    ring_info info;
     for (const auto& fd : std::filesystem::directory_iterator("/proc/self/fd")) {
         std::error_code ec;
         const auto target = std::filesystem::read_symlink(fd.path(), ec);
         if (ec || target.string().find("io_uring") == std::string::npos) continue;
-        std::ifstream info("/proc/self/fdinfo/" + fd.path().filename().string());
+        std::ifstream fdinfo("/proc/self/fdinfo/" + fd.path().filename().string());
         bool in_files = false;
-        for (std::string line; std::getline(info, line);) {
-            if (line.rfind("UserFiles:", 0) == 0) {
+        for (std::string line; std::getline(fdinfo, line);) {
+            if (line.rfind("SqThread:", 0) == 0 && line.find("-1") == std::string::npos) {
+                info.sq_thread = true;
+            } else if (line.rfind("UserFiles:", 0) == 0) {
                 in_files = true;
             } else if (in_files && line.find(": socket:[") != std::string::npos) {
-                ++count;
+                ++info.registered_sockets;
             } else if (in_files && line.rfind("    ", 0) != 0) {
                 in_files = false;
             }
         }
     }
-    return count;
+    return info;
 }
 
 task<void> exchange(net::unix_stream& a, net::unix_stream& b, const std::string& word) {
@@ -78,14 +89,15 @@ TEST_CASE(
     for (const setup& s : setups()) {
         INFO("reactor: " << s.name);
         runtime rt(s.config);
-        rt.block_on([](bool expects_registered_files) -> task<void> {
+        rt.block_on([](const setup& expected) -> task<void> {
             auto [a, b] = net::unix_stream::pair();
             co_await exchange(a, b, "first");
-            const int while_open = registered_sockets();
-            if (expects_registered_files)
-                CHECK(while_open >= 1);
+            const ring_info while_open = rings();
+            CHECK(while_open.sq_thread == expected.expects_sq_thread);
+            if (expected.expects_registered_files)
+                CHECK(while_open.registered_sockets >= 1);
             else
-                CHECK(while_open == 0);
+                CHECK(while_open.registered_sockets == 0);
 
             // Closing one end ends its slot at once: the peer reads end of stream.
             a.close();
@@ -97,7 +109,7 @@ TEST_CASE(
             REQUIRE(end.has_value());  // else the registered file kept the socket open
             CHECK(*end == 0);
             b.close();
-            CHECK(registered_sockets() == 0);
+            CHECK(rings().registered_sockets == 0);
 
             // New sockets take the freed registrations (and slots): each pair
             // sees its own bytes only, in both directions.
@@ -108,7 +120,7 @@ TEST_CASE(
                 co_await exchange(e, f, "round " + std::to_string(round) + " ef");
                 co_await exchange(d, c, "back " + std::to_string(round));
             }
-            CHECK(registered_sockets() == 0);
-        }(s.expects_registered_files));
+            CHECK(rings().registered_sockets == 0);
+        }(s));
     }
 }
