@@ -9,6 +9,12 @@
 # W1 W3 W4 W5 W8 W9 compare ns per op. W7 compares requests/s and the server's
 # CPU time (user + system) per request, for rtkit on epoll and on io_uring,
 # with the raw epoll and io_uring servers of ../shared/peers as the floor.
+# The order of the five servers rotates from pass to pass, so none is always
+# measured first or right after the same neighbour. With PIN=1 (the default
+# where there are two CPUs or more) the server runs on the last CPU and the
+# client on CPU 0: unpinned, the scheduler moves them between sharing one core
+# and using two, and one server's CPU per request then varies by +-20% from
+# run to run here; pinned by about +-5%. PIN=0 runs them unpinned.
 # Build the peers first (about a minute):
 #   ONLY="tokio epoll io_uring" WORKLOADS=W1 RUNS=1 bash ../shared/peers/run.sh
 set -euo pipefail
@@ -19,6 +25,13 @@ PEERS="${PEERS_BIN:-${PEERS_BUILD_DIR:-/tmp/rtkit-peers}/bin}"
 PASSES="${PASSES:-5}"
 PORT="${PORT:-24000}"
 HZ="$(getconf CLK_TCK)"
+CPUS="$(nproc)"
+PIN="${PIN:-$((CPUS > 1))}"
+if [[ "$PIN" == 1 ]]; then
+  server_cpu=(taskset -c "$((CPUS - 1))") client_cpu=(taskset -c 0)
+else
+  server_cpu=() client_cpu=()
+fi
 
 for tool in "$RTBENCH" "$PEERS/tokio_peer"; do
   [[ -x "$tool" ]] || { echo "compare.sh: $tool is missing (see the header of $0)" >&2; exit 2; }
@@ -44,14 +57,14 @@ median() {
 # One W7 run of server "$@" (the port is appended): prints "req/s cpu-us/req".
 echo_run() {
   PORT=$((PORT + 1))
-  "$@" "$PORT" >/dev/null 2>&1 &
+  "${server_cpu[@]}" "$@" "$PORT" >/dev/null 2>&1 &
   local pid=$! line stat
   # Wait until it listens (a connection it sees closed at once), 5 s at most.
   for _ in $(seq 50); do
     (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break
     sleep 0.1
   done
-  line="$("$PEERS/echo_client" "$PORT" 64 20000 compare | grep '^workload=')"
+  line="$("${client_cpu[@]}" "$PEERS/echo_client" "$PORT" 64 20000 compare | grep '^workload=')"
   read -r -a stat <"/proc/$pid/stat"
   kill "$pid"
   wait "$pid" 2>/dev/null || true
@@ -60,28 +73,38 @@ echo_run() {
       'BEGIN { printf "%s %.3f\n", rps, (u + s) / hz * 1e6 / n }'
 }
 
+# The command line of W7 server "$1", without the port.
+w7_server() {
+  case "$1" in
+    tokio) echo "$PEERS/tokio_peer tcp_echo_server" ;;
+    rtkit_epoll) echo "$RTBENCH W7 --set reactor.plugin=epoll --port" ;;
+    rtkit_uring) echo "$RTBENCH W7 --set reactor.plugin=uring --port" ;;
+    raw_epoll) echo "$PEERS/epoll_echo" ;;
+    raw_uring) echo "$PEERS/uring_echo" ;;
+  esac
+}
+
 compare_w7() {
-  local -A rps_ratio cpu_ratio
-  local servers=(rtkit_epoll rtkit_uring raw_epoll raw_uring)
+  local -A rps_ratio cpu_ratio rps cpu
+  local servers=(rtkit_epoll rtkit_uring raw_epoll raw_uring) order=(tokio) s cmd
+  for s in "${servers[@]}"; do
+    read -r -a cmd <<<"$(w7_server "$s")"
+    [[ -x "${cmd[0]}" ]] && order+=("$s")
+  done
   for pass in $(seq "$PASSES"); do
-    read -r t_rps t_cpu < <(echo_run "$PEERS/tokio_peer" tcp_echo_server)
-    echo "W7 pass $pass tokio: $t_rps req/s, $t_cpu us/req"
-    for s in "${servers[@]}"; do
-      case "$s" in
-        rtkit_epoll) cmd=("$RTBENCH" W7 --set reactor.plugin=epoll --port) ;;
-        rtkit_uring) cmd=("$RTBENCH" W7 --set reactor.plugin=uring --port) ;;
-        raw_epoll) cmd=("$PEERS/epoll_echo") ;;
-        raw_uring) cmd=("$PEERS/uring_echo") ;;
-      esac
-      [[ -x "${cmd[0]}" ]] || continue
-      read -r rps cpu < <(echo_run "${cmd[@]}")
-      echo "W7 pass $pass $s: $rps req/s, $cpu us/req"
-      rps_ratio[$s]+="$(ratio "$rps" "$t_rps") "
-      cpu_ratio[$s]+="$(ratio "$cpu" "$t_cpu") "
+    for i in "${!order[@]}"; do
+      s="${order[(i + pass - 1) % ${#order[@]}]}"
+      read -r -a cmd <<<"$(w7_server "$s")"
+      read -r "rps[$s]" "cpu[$s]" < <(echo_run "${cmd[@]}")
+      echo "W7 pass $pass $s: ${rps[$s]} req/s, ${cpu[$s]} us/req"
+    done
+    for s in "${order[@]:1}"; do
+      rps_ratio[$s]+="$(ratio "${rps[$s]}" "${rps[tokio]}") "
+      cpu_ratio[$s]+="$(ratio "${cpu[$s]}" "${cpu[tokio]}") "
     done
   done
-  for s in "${servers[@]}"; do
-    [[ -n "${rps_ratio[$s]:-}" ]] || continue
+  echo "W7 servers pinned: $([[ "$PIN" == 1 ]] && echo "yes (server CPU $((CPUS - 1)), client CPU 0)" || echo no)"
+  for s in "${order[@]:1}"; do
     printf 'W7 %s: %.3fx tokio req/s at %.3fx tokio CPU/req (medians of %s per-pass ratios)\n' \
       "$s" "$(median "${rps_ratio[$s]}")" "$(median "${cpu_ratio[$s]}")" "$PASSES"
   done
