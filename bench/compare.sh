@@ -54,20 +54,31 @@ median() {
     awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-# One W7 run of server "$@" (the port is appended): prints "req/s cpu-us/req".
+# One W7 run of server "$@" on port $1 (appended to the command): prints
+# "req/s cpu-us/req", or fails with the server's and the client's messages.
 echo_run() {
-  PORT=$((PORT + 1))
-  "${server_cpu[@]}" "$@" "$PORT" >/dev/null 2>&1 &
+  local port="$1" log
+  shift
+  log="$(mktemp)"
+  "${server_cpu[@]}" "$@" "$port" >"$log" 2>&1 &
   local pid=$! line stat
   # Wait until it listens (a connection it sees closed at once), 5 s at most.
   for _ in $(seq 50); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
     sleep 0.1
   done
-  line="$("${client_cpu[@]}" "$PEERS/echo_client" "$PORT" 64 20000 compare | grep '^workload=')"
-  read -r -a stat <"/proc/$pid/stat"
-  kill "$pid"
+  line="$("${client_cpu[@]}" "$PEERS/echo_client" "$port" 64 20000 compare 2>>"$log" |
+    grep '^workload=')" || true
+  { read -r -a stat <"/proc/$pid/stat"; } 2>/dev/null || true
+  kill "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
+  if [[ -z "$line" ]]; then
+    echo "compare.sh: W7 run of '$*' on port $port failed:" >&2
+    cat "$log" >&2
+    rm -f "$log"
+    return 1
+  fi
+  rm -f "$log"
   awk -v rps="$(field req_per_s <<<"$line")" -v n="$(field n <<<"$line")" \
       -v u="${stat[13]}" -v s="${stat[14]}" -v hz="$HZ" \
       'BEGIN { printf "%s %.3f\n", rps, (u + s) / hz * 1e6 / n }'
@@ -86,7 +97,7 @@ w7_server() {
 
 compare_w7() {
   local -A rps_ratio cpu_ratio rps cpu
-  local servers=(rtkit_epoll rtkit_uring raw_epoll raw_uring) order=(tokio) s cmd
+  local servers=(rtkit_epoll rtkit_uring raw_epoll raw_uring) order=(tokio) s cmd out
   for s in "${servers[@]}"; do
     read -r -a cmd <<<"$(w7_server "$s")"
     [[ -x "${cmd[0]}" ]] && order+=("$s")
@@ -95,7 +106,10 @@ compare_w7() {
     for i in "${!order[@]}"; do
       s="${order[(i + pass - 1) % ${#order[@]}]}"
       read -r -a cmd <<<"$(w7_server "$s")"
-      read -r "rps[$s]" "cpu[$s]" < <(echo_run "${cmd[@]}")
+      # A new port each run: a ring's teardown may hold the last one's listener.
+      PORT=$((PORT + 1))
+      out="$(echo_run "$PORT" "${cmd[@]}")" || exit 1
+      read -r "rps[$s]" "cpu[$s]" <<<"$out"
       echo "W7 pass $pass $s: ${rps[$s]} req/s, ${cpu[$s]} us/req"
     done
     for s in "${order[@]:1}"; do
