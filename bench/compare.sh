@@ -72,26 +72,22 @@ echo_run() {
   { read -r -a stat <"/proc/$pid/stat"; } 2>/dev/null || true
   kill "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
-  if [[ -z "$line" ]]; then
-    echo "compare.sh: W7 run of '$*' on port $port failed:" >&2
-    cat "$log" >&2
-    rm -f "$log"
-    return 1
-  fi
+  [[ -n "$line" ]] || echo "compare.sh: W7 run of '$*' on port $port failed: $(cat "$log")" >&2
   rm -f "$log"
+  [[ -n "$line" ]] || return 1
   awk -v rps="$(field req_per_s <<<"$line")" -v n="$(field n <<<"$line")" \
       -v u="${stat[13]}" -v s="${stat[14]}" -v hz="$HZ" \
       'BEGIN { printf "%s %.3f\n", rps, (u + s) / hz * 1e6 / n }'
 }
 
-# The command line of W7 server "$1", without the port.
+# Sets cmd to the command line of W7 server "$1", without the port.
 w7_server() {
   case "$1" in
-    tokio) echo "$PEERS/tokio_peer tcp_echo_server" ;;
-    rtkit_epoll) echo "$RTBENCH W7 --set reactor.plugin=epoll --port" ;;
-    rtkit_uring) echo "$RTBENCH W7 --set reactor.plugin=uring --port" ;;
-    raw_epoll) echo "$PEERS/epoll_echo" ;;
-    raw_uring) echo "$PEERS/uring_echo" ;;
+    tokio) cmd=("$PEERS/tokio_peer" tcp_echo_server) ;;
+    rtkit_epoll) cmd=("$RTBENCH" W7 --set reactor.plugin=epoll --port) ;;
+    rtkit_uring) cmd=("$RTBENCH" W7 --set reactor.plugin=uring --port) ;;
+    raw_epoll) cmd=("$PEERS/epoll_echo") ;;
+    raw_uring) cmd=("$PEERS/uring_echo") ;;
   esac
 }
 
@@ -99,13 +95,13 @@ compare_w7() {
   local -A rps_ratio cpu_ratio rps cpu
   local servers=(rtkit_epoll rtkit_uring raw_epoll raw_uring) order=(tokio) s cmd out
   for s in "${servers[@]}"; do
-    read -r -a cmd <<<"$(w7_server "$s")"
+    w7_server "$s"
     [[ -x "${cmd[0]}" ]] && order+=("$s")
   done
   for pass in $(seq "$PASSES"); do
     for i in "${!order[@]}"; do
       s="${order[(i + pass - 1) % ${#order[@]}]}"
-      read -r -a cmd <<<"$(w7_server "$s")"
+      w7_server "$s"
       # A new port each run: a ring's teardown may hold the last one's listener.
       PORT=$((PORT + 1))
       out="$(echo_run "$PORT" "${cmd[@]}")" || exit 1
