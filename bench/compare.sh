@@ -14,7 +14,9 @@
 # where there are two CPUs or more) the server runs on the last CPU and the
 # client on CPU 0: unpinned, the scheduler moves them between sharing one core
 # and using two, and one server's CPU per request then varies by +-20% from
-# run to run here; pinned by about +-5%. PIN=0 runs them unpinned.
+# run to run here; pinned by about +-5% on a quiet host, and by up to +-20% on
+# a busy one (2026-12-04). Each median is printed with the middle half of its
+# per-pass ratios, so a run shows how much its host swung. PIN=0 runs unpinned.
 # Build the peers first (about a minute):
 #   ONLY="tokio epoll io_uring" WORKLOADS=W1 RUNS=1 bash ../shared/peers/run.sh
 set -euo pipefail
@@ -48,10 +50,20 @@ peer_name() {
 
 field() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { print a / b }'; }
-# The median of a space-separated list of numbers.
-median() {
+# The median of a space-separated list of numbers, then the lower and upper
+# quartile (nearest rank): how far the passes spread around it.
+median_and_quartiles() {
   tr ' ' '\n' <<<"$1" | grep . | sort -g |
-    awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+    awk '{ v[NR] = $1 } END {
+      q = int((NR + 3) / 4)
+      print ((NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2), v[q], v[NR + 1 - q]
+    }'
+}
+# "M (middle half A-B)" for a list of per-pass ratios.
+spread() {
+  local m lo hi
+  read -r m lo hi <<<"$(median_and_quartiles "$1")"
+  printf '%.3fx (middle half %.3f-%.3f)' "$m" "$lo" "$hi"
 }
 
 # One W7 run of server "$@" on port $1 (appended to the command): prints
@@ -115,8 +127,8 @@ compare_w7() {
   done
   echo "W7 servers pinned: $([[ "$PIN" == 1 ]] && echo "yes (server CPU $((CPUS - 1)), client CPU 0)" || echo no)"
   for s in "${order[@]:1}"; do
-    printf 'W7 %s: %.3fx tokio req/s at %.3fx tokio CPU/req (medians of %s per-pass ratios)\n' \
-      "$s" "$(median "${rps_ratio[$s]}")" "$(median "${cpu_ratio[$s]}")" "$PASSES"
+    printf 'W7 %s: %s tokio req/s at %s tokio CPU/req (medians of %s per-pass ratios)\n' \
+      "$s" "$(spread "${rps_ratio[$s]}")" "$(spread "${cpu_ratio[$s]}")" "$PASSES"
   done
 }
 
@@ -129,8 +141,7 @@ compare_task_workload() {
     echo "$w pass $pass: rtkit $r ns/op, tokio $t ns/op"
     ratios+="$(ratio "$r" "$t") "
   done
-  printf '%s: %.3fx tokio ns/op (median of %s per-pass ratios)\n' \
-    "$w" "$(median "$ratios")" "$PASSES"
+  printf '%s: %s tokio ns/op (median of %s per-pass ratios)\n' "$w" "$(spread "$ratios")" "$PASSES"
 }
 
 for w in "$@"; do
