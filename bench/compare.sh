@@ -31,8 +31,9 @@ CPUS="$(nproc)"
 PIN="${PIN:-$((CPUS > 1))}"
 if [[ "$PIN" == 1 ]]; then
   server_cpu=(taskset -c "$((CPUS - 1))") client_cpu=(taskset -c 0)
+  pinning="yes (server CPU $((CPUS - 1)), client CPU 0)"
 else
-  server_cpu=() client_cpu=()
+  server_cpu=() client_cpu=() pinning=no
 fi
 
 for tool in "$RTBENCH" "$PEERS/tokio_peer"; do
@@ -50,20 +51,15 @@ peer_name() {
 
 field() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { print a / b }'; }
-# The median of a space-separated list of numbers, then the lower and upper
-# quartile (nearest rank): how far the passes spread around it.
-median_and_quartiles() {
+# "M (middle half A-B)": the median of a space-separated list of per-pass
+# ratios, and its lower and upper quartile (nearest rank).
+spread() {
   tr ' ' '\n' <<<"$1" | grep . | sort -g |
     awk '{ v[NR] = $1 } END {
       q = int((NR + 3) / 4)
-      print ((NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2), v[q], v[NR + 1 - q]
+      m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+      printf "%.3fx (middle half %.3f-%.3f)", m, v[q], v[NR + 1 - q]
     }'
-}
-# "M (middle half A-B)" for a list of per-pass ratios.
-spread() {
-  local m lo hi
-  read -r m lo hi <<<"$(median_and_quartiles "$1")"
-  printf '%.3fx (middle half %.3f-%.3f)' "$m" "$lo" "$hi"
 }
 
 # One W7 run of server "$@" on port $1 (appended to the command): prints
@@ -125,7 +121,7 @@ compare_w7() {
       cpu_ratio[$s]+="$(ratio "${cpu[$s]}" "${cpu[tokio]}") "
     done
   done
-  echo "W7 servers pinned: $([[ "$PIN" == 1 ]] && echo "yes (server CPU $((CPUS - 1)), client CPU 0)" || echo no)"
+  echo "W7 servers pinned: $pinning"
   for s in "${order[@]:1}"; do
     printf 'W7 %s: %s tokio req/s at %s tokio CPU/req (medians of %s per-pass ratios)\n' \
       "$s" "$(spread "${rps_ratio[$s]}")" "$(spread "${cpu_ratio[$s]}")" "$PASSES"
