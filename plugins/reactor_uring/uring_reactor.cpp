@@ -298,8 +298,6 @@ std::size_t uring_reactor::reap() noexcept {
 }
 
 std::size_t uring_reactor::poll(rtkit::duration timeout) {
-    const std::size_t delivered = deliver_parked();
-    if (delivered > 0) timeout = rtkit::duration{0};  // those readers are runnable now
     int rc = 0;
     if (timeout.count() == 0) {
         // Enter the kernel only when there is something to submit or task
@@ -329,7 +327,7 @@ std::size_t uring_reactor::poll(rtkit::duration timeout) {
     }
     if (rc < 0 && rc != -EINTR && rc != -ETIME && rc != -EBUSY && rc != -EAGAIN)
         throw std::system_error(-rc, std::generic_category(), "io_uring_enter");
-    return delivered + reap();
+    return reap();
 }
 
 void uring_reactor::wake() noexcept {
@@ -489,27 +487,38 @@ void uring_reactor::submit_buffered_recv(rtkit::io_token token, table::entry& r,
         }
         arm_recv(token, r);
     }
+    if (!nothing_queued) {
+        // Bytes (or the stream's last word) are here already: complete at once,
+        // sparing the submitter a suspension and a trip through poll().
+        done.result = take_queued(st, request.buffer, clamp_length(request.length));
+        done.pending = false;
+        return;
+    }
     st.reader = &done;
     st.reader_buffer = request.buffer;
     st.reader_length = clamp_length(request.length);
     done.result = parked_base - static_cast<int>(table::index_of(token));
     done.pending = true;
-    // Bytes are here already; the completion reaches its submitter through poll().
-    if (!nothing_queued) deliver_next_poll_.push_back(token);
 }
 
 bool uring_reactor::deliver(table::entry& r) noexcept {
     uring_state& st = r.extra;
     if (!st.reader || (st.queued == 0 && st.end > 0)) return false;
-    int result = 0;
+    rtkit::io_completion* done = std::exchange(st.reader, nullptr);
+    done->result = take_queued(st, st.reader_buffer, st.reader_length);
+    done->pending = false;
+    done->on_complete.wake();
+    return true;
+}
+
+int uring_reactor::take_queued(uring_state& st, void* buffer, unsigned length) noexcept {
     if (st.queued > 0) {
         // Like recv(2): as many queued bytes as fit, across chunks.
-        auto* out = static_cast<std::byte*>(st.reader_buffer);
+        auto* out = static_cast<std::byte*>(buffer);
         unsigned copied = 0;
-        while (st.queued > 0 && copied < st.reader_length) {
+        while (st.queued > 0 && copied < length) {
             const auto id = static_cast<std::uint16_t>(st.head);
-            const unsigned n =
-                std::min(chunk_length_[id] - st.head_offset, st.reader_length - copied);
+            const unsigned n = std::min(chunk_length_[id] - st.head_offset, length - copied);
             std::memcpy(out + copied, buffers_.data(id) + st.head_offset, n);
             copied += n;
             st.head_offset += n;
@@ -521,16 +530,10 @@ bool uring_reactor::deliver(table::entry& r) noexcept {
                 buffers_.recycle(id);
             }
         }
-        result = static_cast<int>(copied);
-    } else {
-        // End of stream or an error, told once; the next recv asks the kernel again.
-        result = std::exchange(st.end, 1);
+        return static_cast<int>(copied);
     }
-    rtkit::io_completion* done = std::exchange(st.reader, nullptr);
-    done->result = result;
-    done->pending = false;
-    done->on_complete.wake();
-    return true;
+    // End of stream or an error, told once; the next recv asks the kernel again.
+    return std::exchange(st.end, 1);
 }
 
 void uring_reactor::restart_reader(rtkit::io_token token, table::entry& r) {
@@ -611,14 +614,6 @@ void uring_reactor::drop_queue(table::entry& r) noexcept {
     st.tail = -1;
     st.queued = 0;
     st.head_offset = 0;
-}
-
-std::size_t uring_reactor::deliver_parked() noexcept {
-    std::size_t delivered = 0;
-    for (const rtkit::io_token token : deliver_next_poll_)
-        if (table::entry* r = table_.find(token)) delivered += deliver(*r) ? 1 : 0;
-    deliver_next_poll_.clear();
-    return delivered;
 }
 
 }  // namespace rtkit_uring

@@ -108,10 +108,12 @@ class uring_reactor final : public rtkit::reactor, public rtkit::completion_reac
     /// Completes the parked reader of `r` from the queue (or with the recv's
     /// last word); false when there is nothing to give it.
     bool deliver(table::entry& r) noexcept;
+    /// Moves up to `length` queued bytes of `st` into `buffer` and returns their
+    /// count, or, with nothing queued, the recv's last word (0 or -errno).
+    int take_queued(uring_state& st, void* buffer, unsigned length) noexcept;
     std::size_t handle_recv(const io_uring_cqe& cqe) noexcept;
     /// Gives every queued buffer of `r` back to the kernel.
     void drop_queue(table::entry& r) noexcept;
-    std::size_t deliver_parked() noexcept;
     /// Handles one completion; returns 1 when it made a registration or an
     /// operation ready, 0 otherwise.
     std::size_t handle(const io_uring_cqe& cqe) noexcept;
@@ -126,9 +128,6 @@ class uring_reactor final : public rtkit::reactor, public rtkit::completion_reac
     bool multishot_recv_ = false;         ///< buffered recv is on (probe passed)
     std::vector<int> chunk_next_;         ///< per buffer id: the next in its queue, or -1
     std::vector<unsigned> chunk_length_;  ///< per buffer id: bytes received into it
-    /// Registrations whose reader parked while data was queued: served by the
-    /// next poll(), since completions reach their submitter through poll().
-    std::vector<rtkit::io_token> deliver_next_poll_;
     /// Registered files: registration slot i uses file slot i when i <
     /// fixed_slots_. The kernel reads an update's descriptor when the update
     /// is submitted, so each slot's value lives here, at a stable address.

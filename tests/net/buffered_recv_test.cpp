@@ -89,6 +89,33 @@ TEST_CASE(
     }
 }
 
+TEST_CASE("buffered recv: a read of bytes already received completes without suspending") {
+    for (const setup& s : setups()) {
+        if (s.name == "uring without buffered recv") continue;  // every recv waits for the kernel
+        INFO("reactor: " << s.name);
+        runtime rt(s.config);
+        rt.block_on([]() -> task<void> {
+            auto [a, b] = net::unix_stream::pair();
+            co_await b.write_all("x");
+            char first = 0;
+            co_await a.read_exact(&first, 1);  // a multishot recv is live from here on (uring)
+            co_await b.write_all("queued");
+            co_await sleep(10ms);  // received (uring) or seen readable (epoll), with no reader
+            bool other_ran = false;
+            auto other = spawn([](bool& ran) -> task<void> {
+                ran = true;
+                co_return;
+            }(other_ran));
+            char got[16] = {};
+            const std::size_t n = co_await a.read(got, sizeof got);
+            CHECK(std::string(got, n) == "queued");
+            CHECK_FALSE(other_ran);  // the root never suspended, so the worker ran nothing else
+            CHECK((co_await std::move(other)).is_ok());
+            CHECK(other_ran);
+        }());
+    }
+}
+
 TEST_CASE("buffered recv: a cancelled read leaves what comes later to the next read") {
     for (const setup& s : setups()) {
         INFO("reactor: " << s.name);

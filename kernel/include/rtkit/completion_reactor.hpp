@@ -52,13 +52,17 @@ struct io_completion {
 /// Threads: the reactor's owner only (the worker's holder). Completions are
 /// reaped by the reactor's poll(), which then wakes `on_complete`; submissions
 /// made during a dispatch turn are batched and reach the kernel with the next
-/// poll(). The reactor never touches an io_completion after its completion was
-/// reaped, so the submitter may reuse or free it then.
+/// poll(). A reactor that already holds the result (bytes it received ahead)
+/// may complete a submission inside submit() instead, without waking anyone.
+/// The reactor never touches an io_completion after it completed, so the
+/// submitter may reuse or free it then.
 class completion_reactor_v1 {
   public:
     /// Owner thread. Queues `request`; `done.pending` becomes true and its
-    /// result arrives later. Does not block. Throws std::system_error when the
-    /// submission queue is full and cannot be flushed.
+    /// result arrives later. Or completes it at once: `done.pending` is then
+    /// false on return, `done.result` holds the result and `on_complete` is
+    /// not woken. Does not block. Throws std::system_error when the submission
+    /// queue is full and cannot be flushed.
     virtual void submit(const io_request& request, io_completion& done) = 0;
 
     /// Owner thread. Cancels the operation of `done` (if still pending) and

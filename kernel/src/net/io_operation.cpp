@@ -114,8 +114,7 @@ bool io_operation::advance() {
     if (phase_ == phase::idle && completions) {
         completion_.on_complete = current_task()->make_waker();
         completions->submit(request_, completion_);
-        phase_ = phase::submitted;
-        return false;
+        phase_ = phase::submitted;  // and maybe completed already: see below
     }
     if (phase_ == phase::submitted) {
         if (completion_.pending) return false;
