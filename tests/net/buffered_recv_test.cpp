@@ -51,6 +51,16 @@ task<void> write_owned(net::unix_stream& s, std::vector<char> bytes) {
     co_await s.write_all(mine.data(), mine.size());
 }
 
+/// A connected pair whose first end has read once: on uring its multishot recv
+/// is live from then on, so bytes that come later queue in the reactor.
+task<std::pair<net::unix_stream, net::unix_stream>> pair_receiving() {
+    auto ends = net::unix_stream::pair();
+    co_await ends.second.write_all("x");
+    char first = 0;
+    co_await ends.first.read_exact(&first, 1);
+    co_return ends;
+}
+
 task<std::size_t> read_into(net::byte_stream& s, std::vector<char>& buffer) {
     co_return co_await s.read(buffer.data(), buffer.size());
 }
@@ -65,15 +75,8 @@ TEST_CASE(
         rt.block_on([]() -> task<void> {
             constexpr std::size_t size = 48 * 1024;  // more than 16 chunks, more than the ring
             std::vector<std::pair<net::unix_stream, net::unix_stream>> pairs;
-            for (int i = 0; i < 4; ++i)
-                pairs.push_back(net::unix_stream::pair());
-            // First one read on each socket, so that a multishot recv is live
-            // before the bytes come (the case that buffers them).
-            for (auto& [a, b] : pairs) {
-                co_await b.write_all("x");
-                char first = 0;
-                co_await a.read_exact(&first, 1);
-            }
+            for (int i = 0; i < 4; ++i)  // receiving before the bytes come: they queue
+                pairs.push_back(co_await pair_receiving());
             std::vector<join_handle<void>> writers;
             for (unsigned i = 0; i < pairs.size(); ++i)
                 writers.push_back(spawn(write_owned(pairs[i].second, pattern(size, i))));
@@ -95,10 +98,7 @@ TEST_CASE("buffered recv: a read of bytes already received completes without sus
         INFO("reactor: " << s.name);
         runtime rt(s.config);
         rt.block_on([]() -> task<void> {
-            auto [a, b] = net::unix_stream::pair();
-            co_await b.write_all("x");
-            char first = 0;
-            co_await a.read_exact(&first, 1);  // a multishot recv is live from here on (uring)
+            auto [a, b] = co_await pair_receiving();
             co_await b.write_all("queued");
             co_await sleep(10ms);  // received (uring) or seen readable (epoll), with no reader
             bool other_ran = false;
@@ -181,10 +181,7 @@ TEST_CASE("buffered recv: end of stream comes after the queued bytes - and again
         INFO("reactor: " << s.name);
         runtime rt(s.config);
         rt.block_on([]() -> task<void> {
-            auto [a, b] = net::unix_stream::pair();
-            co_await b.write_all("x");
-            char first = 0;
-            co_await a.read_exact(&first, 1);
+            auto [a, b] = co_await pair_receiving();
             co_await b.write_all("bye");
             b.close();
             co_await sleep(10ms);
