@@ -1,5 +1,7 @@
-// The reactor conformance suite: real pipes, socketpairs and threads.
+// The reactor conformance suite: real pipes, socketpairs and threads; and,
+// for a reactor that offers it, the completion interface on real sockets.
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -10,10 +12,12 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
+#include <string>
 #include <system_error>
 #include <thread>
 
 #include "counting_waker.hpp"
+#include "rtkit/completion_reactor.hpp"
 #include "rtkit/conformance/conformance.hpp"
 #include "suite_support.hpp"
 
@@ -441,6 +445,142 @@ void waker_armed_twice_fires_once(const detail::factory<reactor>& make) {
     r->remove(t);
 }
 
+// The completion interface (rtkit.completion.v1), for reactors that offer it.
+
+completion_reactor_v1& completions_of(reactor& r) {
+    auto* c = static_cast<completion_reactor_v1*>(r.query_interface(completion_reactor_v1_name));
+    if (!c) skip("the reactor offers no completion interface (rtkit.completion.v1)");
+    return *c;
+}
+
+io_request request_for(io_opcode op, int fd, void* buffer, std::size_t length) {
+    io_request request;
+    request.op = op;
+    request.fd = fd;
+    request.buffer = buffer;
+    request.length = length;
+    return request;
+}
+
+void write_text(int fd, const std::string& text) {
+    require(::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()),
+            "could not write to the test descriptor");
+}
+
+void completion_recv_and_send(const detail::factory<reactor>& make) {
+    counting_waker w;
+    auto r = make();
+    completion_reactor_v1& c = completions_of(*r);
+    fd_pair p = fd_pair::socket_pair();
+    const io_token t = r->add(p.a, interest::read_write);  // as the net layer registers
+    char got[16] = {};
+    io_completion done;
+    done.on_complete = w.make();
+    c.submit(request_for(io_opcode::recv, p.a, got, sizeof got), done);
+    require(done.pending, "a recv with nothing to read completed inside submit()");
+    r->poll(20ms);
+    require(done.pending && w.wakes == 0, "a recv completed with nothing to read");
+    write_text(p.b, "hello");
+    require(poll_until(*r, [&] { return !done.pending; }), "a recv did not complete after a write");
+    require(done.result == 5 && std::string(got, 5) == "hello",
+            "a recv completed with " + std::to_string(done.result) + " instead of 5 bytes");
+    require(w.wakes == 1 && w.live == 0, "a completion must wake its waker exactly once");
+
+    // Bytes that came before the recv: completed inside submit() (then without a
+    // wake) or by a later poll(), never lost.
+    write_text(p.b, "again");
+    r->poll(20ms);
+    done.on_complete = w.make();
+    c.submit(request_for(io_opcode::recv, p.a, got, sizeof got), done);
+    if (!done.pending) require(w.wakes == 1, "a recv completed inside submit() woke its waker");
+    require(poll_until(*r, [&] { return !done.pending; }),
+            "a recv of waiting bytes never completed");
+    require(done.result == 5 && std::string(got, 5) == "again",
+            "a recv of waiting bytes completed with " + std::to_string(done.result));
+    done.on_complete.reset();
+
+    char text[] = "world";
+    io_completion sent;
+    c.submit(request_for(io_opcode::send, p.a, text, 5), sent);
+    require(poll_until(*r, [&] { return !sent.pending; }), "a send did not complete");
+    require(sent.result == 5, "a send completed with " + std::to_string(sent.result));
+    char echoed[8] = {};
+    require(::read(p.b, echoed, sizeof echoed) == 5 && std::string(echoed, 5) == "world",
+            "the peer did not receive what the send sent");
+    r->remove(t);
+}
+
+void completion_cancel_leaves_nothing(const detail::factory<reactor>& make) {
+    counting_waker w;
+    auto r = make();
+    completion_reactor_v1& c = completions_of(*r);
+    fd_pair p = fd_pair::socket_pair();
+    const io_token t = r->add(p.a, interest::read_write);
+    char lost[16] = {};
+    io_completion done;
+    done.on_complete = w.make();
+    c.submit(request_for(io_opcode::recv, p.a, lost, sizeof lost), done);
+    r->poll(0ms);  // the recv reaches the kernel
+    c.cancel(done);
+    require(!done.pending, "cancel() returned with the operation still pending");
+    require(done.result == -ECANCELED,
+            "a cancelled recv with nothing to read ended with " + std::to_string(done.result));
+    require(w.wakes == 0 && w.live == 0, "cancel() must drop the waker without a wake");
+    write_text(p.b, "later");
+    r->poll(50ms);
+    require(done.result == -ECANCELED && lost[0] == 0,
+            "the cancelled recv was completed (or its buffer written) after cancel()");
+    char got[16] = {};
+    io_completion next;
+    c.submit(request_for(io_opcode::recv, p.a, got, sizeof got), next);
+    require(poll_until(*r, [&] { return !next.pending; }),
+            "the recv after a cancel never completed");
+    require(next.result == 5 && std::string(got, 5) == "later",
+            "the cancelled recv consumed bytes meant for the next one");
+    r->remove(t);
+}
+
+void completion_accept_and_connect(const detail::factory<reactor>& make) {
+    auto r = make();
+    completion_reactor_v1& c = completions_of(*r);
+    const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    const int client = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    require(listener >= 0 && client >= 0, "could not create TCP sockets");
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t size = sizeof address;
+    require(::bind(listener, reinterpret_cast<sockaddr*>(&address), size) == 0 &&
+                ::listen(listener, 4) == 0 &&
+                ::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &size) == 0,
+            "could not listen on 127.0.0.1");
+    const io_token lt = r->add(listener, interest::read);
+    const io_token ct = r->add(client, interest::read_write);
+    sockaddr_in peer{};
+    socklen_t peer_size = sizeof peer;
+    io_request accept = request_for(io_opcode::accept, listener, nullptr, 0);
+    accept.address = reinterpret_cast<sockaddr*>(&peer);
+    accept.address_length = &peer_size;
+    accept.flags = SOCK_NONBLOCK | SOCK_CLOEXEC;
+    io_request connect = request_for(io_opcode::connect, client, nullptr, 0);
+    connect.address = reinterpret_cast<sockaddr*>(&address);
+    connect.address_size = size;
+    io_completion accepted, connected;
+    c.submit(accept, accepted);
+    c.submit(connect, connected);
+    const bool both = poll_until(*r, [&] { return !accepted.pending && !connected.pending; });
+    if (!accepted.pending && accepted.result > STDERR_FILENO) ::close(accepted.result);
+    r->remove(ct);
+    r->remove(lt);
+    ::close(client);
+    ::close(listener);
+    require(both, "accept and connect did not both complete");
+    require(accepted.result >= 0, "accept completed with " + std::to_string(accepted.result));
+    require(connected.result == 0, "connect completed with " + std::to_string(connected.result));
+    require(peer_size == sizeof peer && peer.sin_family == AF_INET,
+            "accept did not fill in the peer's address");
+}
+
 }  // namespace
 
 report run_reactor_conformance(const std::filesystem::path& file, const option_table& options) {
@@ -460,6 +600,9 @@ report run_reactor_conformance(const std::filesystem::path& file, const option_t
             {"reused_descriptor_gets_no_stale_event", &reused_descriptor_gets_no_stale_event},
             {"many_wakes_coalesce", &many_wakes_coalesce},
             {"waker_armed_twice_fires_once", &waker_armed_twice_fires_once},
+            {"completion_recv_and_send", &completion_recv_and_send},
+            {"completion_cancel_leaves_nothing", &completion_cancel_leaves_nothing},
+            {"completion_accept_and_connect", &completion_accept_and_connect},
         });
 }
 

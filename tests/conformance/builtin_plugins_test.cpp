@@ -1,7 +1,9 @@
 // What the built-in plugins promise beyond their kind's conformance suite:
-// the suites again under non-default options, and three_lane's exact fairness.
+// the suites again under non-default options, uring's completion cases run
+// (not skipped), and three_lane's exact fairness.
 #include <doctest/doctest.h>
 
+#include <string>
 #include <vector>
 
 #include "rtkit/conformance/conformance.hpp"
@@ -42,6 +44,24 @@ std::shared_ptr<rtkit::lane_policy> three_lane(std::int64_t cancel_limit,
 TEST_CASE("epoll passes its suite fetching one event per poll") {
     check_passed(rtkit::conformance::run_reactor_conformance(
         plugin_dir / "rtkit_reactor_epoll.so", {{"events_per_poll", std::int64_t{1}}}));
+}
+
+TEST_CASE("uring runs and passes the completion cases - also with whole recvs and plain files") {
+    const rtkit::option_table whole_recvs{{"recv_buffers", std::int64_t{0}},
+                                          {"fixed_files", std::int64_t{0}}};
+    for (const rtkit::option_table& options : {rtkit::option_table{}, whole_recvs}) {
+        const auto r = rtkit::conformance::run_reactor_conformance(
+            plugin_dir / "rtkit_reactor_uring.so", options);
+        check_passed(r);
+        int completion_cases = 0;
+        for (const auto& c : r.cases) {
+            if (c.name.find("completion_") == std::string::npos) continue;
+            ++completion_cases;
+            INFO(c.name, ": ", c.message);
+            CHECK(c.outcome == rtkit::conformance::verdict::passed);  // run, not skipped
+        }
+        CHECK(completion_cases == 3);
+    }
 }
 
 TEST_CASE("wheel passes its suite with a 10 us tick (overflow after 7.9 days)") {
