@@ -472,8 +472,14 @@ void uring_reactor::submit_buffered_recv(rtkit::io_token token, table::entry& r,
                                          const rtkit::io_request& request,
                                          rtkit::io_completion& done) {
     uring_state& st = r.extra;
-    const bool nothing_queued = st.queued == 0 && st.end > 0;
-    if (nothing_queued && !st.recv_armed) {
+    if (st.has_result()) {
+        // Bytes (or the stream's last word) are here already: complete at once,
+        // sparing the submitter a suspension and a trip through poll().
+        done.result = take_queued(st, request.buffer, clamp_length(request.length));
+        done.pending = false;
+        return;
+    }
+    if (!st.recv_armed) {
         if (buffers_.available() == 0) {
             // Every provided buffer holds unread bytes: receive into the caller's.
             const int file = fixed_file(token, r);
@@ -487,13 +493,6 @@ void uring_reactor::submit_buffered_recv(rtkit::io_token token, table::entry& r,
         }
         arm_recv(token, r);
     }
-    if (!nothing_queued) {
-        // Bytes (or the stream's last word) are here already: complete at once,
-        // sparing the submitter a suspension and a trip through poll().
-        done.result = take_queued(st, request.buffer, clamp_length(request.length));
-        done.pending = false;
-        return;
-    }
     st.reader = &done;
     st.reader_buffer = request.buffer;
     st.reader_length = clamp_length(request.length);
@@ -503,7 +502,7 @@ void uring_reactor::submit_buffered_recv(rtkit::io_token token, table::entry& r,
 
 bool uring_reactor::deliver(table::entry& r) noexcept {
     uring_state& st = r.extra;
-    if (!st.reader || (st.queued == 0 && st.end > 0)) return false;
+    if (!st.reader || !st.has_result()) return false;
     rtkit::io_completion* done = std::exchange(st.reader, nullptr);
     done->result = take_queued(st, st.reader_buffer, st.reader_length);
     done->pending = false;
@@ -538,7 +537,7 @@ int uring_reactor::take_queued(uring_state& st, void* buffer, unsigned length) n
 
 void uring_reactor::restart_reader(rtkit::io_token token, table::entry& r) {
     uring_state& st = r.extra;
-    if (!st.reader || st.queued > 0 || st.end <= 0 || st.recv_armed) return;
+    if (!st.reader || st.has_result() || st.recv_armed) return;
     if (buffers_.available() > 0) {
         arm_recv(token, r);
         return;

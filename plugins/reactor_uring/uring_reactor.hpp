@@ -82,6 +82,9 @@ class uring_reactor final : public rtkit::reactor, public rtkit::completion_reac
         rtkit::io_completion* reader = nullptr;
         void* reader_buffer = nullptr;
         unsigned reader_length = 0;
+
+        /// A recv now would complete at once: bytes are queued, or the last word.
+        bool has_result() const noexcept { return queued > 0 || end <= 0; }
     };
     /// 29-bit generations: a poll's user data packs slot, generation and a 3-bit kind.
     using table = rtkit::reactor_support::registration_table<uring_state, 29>;
