@@ -148,6 +148,30 @@ void check_permissions(const fs::path& file, const plugin_load_policy& policy) {
     }
 }
 
+/// The descriptor's version fields, which keep their place in every major.
+struct descriptor_version {
+    std::uint32_t abi_major;
+    std::uint32_t abi_minor;
+};
+
+std::string other_major_message(const fs::path& file, std::uint32_t major, std::uint32_t minor) {
+    return "plugin file " + quoted(file) + " was built against rtkit plugin ABI " +
+           abi_text(major, minor) + ", but this rtkit uses ABI " + host_abi() +
+           "; rebuild the plugin against rtkit ABI " + std::to_string(RTKIT_PLUGIN_ABI_MAJOR) +
+           ".x";
+}
+
+/// A plugin of another ABI major exports its descriptor under that major's
+/// alias: refuse it by its version rather than call it no plugin at all.
+void refuse_other_major(const boost::dll::shared_library& library, const fs::path& file) {
+    for (std::uint32_t major = 1; major <= RTKIT_PLUGIN_ABI_MAJOR + 8; ++major) {
+        const std::string alias = "rtkit_plugin_descriptor_v" + std::to_string(major);
+        if (major == RTKIT_PLUGIN_ABI_MAJOR || !library.has(alias)) continue;
+        const auto& version = library.get_alias<descriptor_version>(alias);
+        throw plugin_error(other_major_message(file, version.abi_major, version.abi_minor));
+    }
+}
+
 /// Loads `file` and checks its descriptor, in an order where each check only
 /// reads fields the previous ones proved to exist.
 checked_plugin load_checked(const fs::path& requested, const plugin_load_policy& policy) {
@@ -176,12 +200,14 @@ checked_plugin load_checked(const fs::path& requested, const plugin_load_policy&
                            "; it must be a shared library built for this platform, with its "
                            "dependencies installed");
     }
-    if (!plugin.library->has(RTKIT_PLUGIN_ALIAS_NAME))
+    if (!plugin.library->has(RTKIT_PLUGIN_ALIAS_NAME)) {
+        refuse_other_major(*plugin.library, file);
         throw plugin_error("file " + quoted(file) +
                            " is a shared library but not an rtkit plugin: " +
                            "it exports no '" RTKIT_PLUGIN_ALIAS_NAME
                            "' descriptor; export one with RTKIT_EXPORT_PLUGIN (rtkit_add_plugin "
                            "in CMake builds it correctly)");
+    }
     const rtkit_plugin_descriptor* d =
         &plugin.library->get_alias<rtkit_plugin_descriptor>(RTKIT_PLUGIN_ALIAS_NAME);
     if (d == nullptr)
@@ -189,10 +215,7 @@ checked_plugin load_checked(const fs::path& requested, const plugin_load_policy&
                            " exports a null descriptor; export a descriptor variable with "
                            "RTKIT_EXPORT_PLUGIN");
     if (d->abi_major != RTKIT_PLUGIN_ABI_MAJOR)
-        throw plugin_error("plugin file " + quoted(file) + " was built against rtkit plugin ABI " +
-                           abi_text(d->abi_major, d->abi_minor) + ", but this rtkit uses ABI " +
-                           host_abi() + "; rebuild the plugin against rtkit ABI " +
-                           std::to_string(RTKIT_PLUGIN_ABI_MAJOR) + ".x");
+        throw plugin_error(other_major_message(file, d->abi_major, d->abi_minor));
     if (d->abi_minor > RTKIT_PLUGIN_ABI_MINOR)
         throw plugin_error("plugin file " + quoted(file) + " needs rtkit plugin ABI " +
                            abi_text(d->abi_major, d->abi_minor) + ", newer than this rtkit's ABI " +
@@ -452,9 +475,9 @@ std::filesystem::path plugin_loader::find(rtkit_plugin_kind kind, std::string_vi
     throw plugin_error(message);
 }
 
-std::shared_ptr<void> plugin_loader::create_erased(const std::filesystem::path& file,
-                                                   std::uint32_t kind,
-                                                   const option_table& options) const {
+std::shared_ptr<plugin_object> plugin_loader::create_erased(const std::filesystem::path& file,
+                                                            std::uint32_t kind,
+                                                            const option_table& options) const {
     checked_plugin plugin = load_checked(file, policy_);
     const plugin_info& info = plugin.info;
     const std::string where = "plugin '" + info.name + "' (" + info.file.string() + ")";
@@ -497,7 +520,7 @@ std::shared_ptr<void> plugin_loader::create_erased(const std::filesystem::path& 
     const rtkit_plugin_args args{sizeof(rtkit_plugin_args), values.data(),
                                  static_cast<std::uint32_t>(values.size())};
 
-    void* object = nullptr;
+    plugin_object* object = nullptr;
     try {
         object = plugin.descriptor->create(&args);
     } catch (const std::exception& e) {
@@ -510,8 +533,21 @@ std::shared_ptr<void> plugin_loader::create_erased(const std::filesystem::path& 
 
     // The deleter owns a reference to the library: the code that destroys the
     // object (and its vtable) stays mapped until the object is gone.
-    return std::shared_ptr<void>(object, [destroy = plugin.descriptor->destroy,
-                                          library = plugin.library](void* p) { destroy(p); });
+    std::shared_ptr<plugin_object> owned(
+        object, [destroy = plugin.descriptor->destroy, library = plugin.library](plugin_object* p) {
+            destroy(p);
+        });
+    // Only now is the object used as what the descriptor says it is.
+    const plugin_identity made = object->identity();
+    if (made.kind != info.kind || made.abi_major != RTKIT_PLUGIN_ABI_MAJOR)
+        throw plugin_error(where + " is not what its descriptor says: the descriptor declares " +
+                           with_article(info.kind) + " of plugin ABI " +
+                           std::to_string(info.abi_major) + ".x, but its factory made " +
+                           with_article(made.kind) + " object of plugin ABI " +
+                           std::to_string(made.abi_major) +
+                           ".x; fix the plugin's descriptor (rtkit::make_plugin_descriptor "
+                           "derives the kind from the implemented interface)");
+    return owned;
 }
 
 }  // namespace rtkit

@@ -39,6 +39,17 @@ TEST_CASE("a reactor with no readiness - no timeouts - failing I/O fails the sui
     CHECK(failed(r, "reactor.completion_accept_and_connect"));
 }
 
+TEST_CASE("a plugin whose factory makes another kind than it declares is refused - not run") {
+    const auto r = rtkit::conformance::run_conformance(RTKIT_TEST_LYING_PLUGIN);
+    CHECK(r.load_error.find("is not what its descriptor says") != std::string::npos);
+    CHECK_FALSE(r.passed());
+#ifdef RTKIT_TEST_RTCTL
+    // It used to be loaded as a timer and abort the process (exit 134).
+    CHECK(exit_status_of(std::string(RTKIT_TEST_RTCTL) + " conformance " RTKIT_TEST_LYING_PLUGIN
+                                                         " > /dev/null 2>&1") == 2);
+#endif
+}
+
 #ifdef RTKIT_TEST_RTCTL
 TEST_CASE("rtctl conformance exits 0 for a passing plugin - 1 for failures - 2 for no plugin") {
     const std::string rtctl = RTKIT_TEST_RTCTL;

@@ -4,6 +4,16 @@
 
 #include "rtkit/plugin.hpp"
 
+#ifdef BROKEN_OLD_MAJOR
+// Built as a plugin of ABI 1.0 would be: its major, under its major's alias.
+#define ABI_MAJOR_VALUE 1u
+#define ABI_MINOR_VALUE 0u
+#endif
+#ifdef BROKEN_LYING_KIND
+// Says it is a timer; its factory makes a reactor.
+#define KIND_VALUE RTKIT_PLUGIN_TIMER
+#endif
+
 #ifndef ABI_MAJOR_VALUE
 #define ABI_MAJOR_VALUE RTKIT_PLUGIN_ABI_MAJOR
 #endif
@@ -22,12 +32,35 @@
 
 namespace {
 
-// Every variant's factory throws: only the throwing_factory variant gets far
-// enough for the loader to call it.
-void* create_throws(const rtkit_plugin_args*) {
+#ifdef BROKEN_LYING_KIND
+/// A reactor that only ever answers identity(): the loader must refuse it
+/// before calling anything else.
+class never_used_reactor final : public rtkit::reactor {
+    [[noreturn]] static void used() { throw std::logic_error("the loader used a lying plugin"); }
+
+  public:
+    rtkit::io_token add(int, rtkit::interest) override { used(); }
+    void modify(rtkit::io_token, rtkit::interest) override { used(); }
+    void remove(rtkit::io_token) noexcept override {}
+    unsigned poll_ready(rtkit::io_token, rtkit::interest, const rtkit::waker&) override { used(); }
+    void clear_ready(rtkit::io_token, unsigned) noexcept override {}
+    std::size_t poll(rtkit::duration) override { used(); }
+    void wake() noexcept override {}
+};
+rtkit::plugin_object* create(const rtkit_plugin_args*) {
+    return new never_used_reactor;
+}
+void destroy(rtkit::plugin_object* object) {
+    delete object;
+}
+#else
+// Every other variant's factory throws: only the throwing_factory variant gets
+// far enough for the loader to call it.
+rtkit::plugin_object* create(const rtkit_plugin_args*) {
     throw std::runtime_error("cannot open /dev/fake-device");
 }
-void destroy_nothing(void*) {}
+void destroy(rtkit::plugin_object*) {}
+#endif
 
 [[maybe_unused]] constexpr rtkit_plugin_descriptor broken_descriptor{
     ABI_MAJOR_VALUE,
@@ -40,8 +73,8 @@ void destroy_nothing(void*) {}
     "a deliberately broken plugin for loader tests",
     nullptr,
     0,
-    &create_throws,
-    &destroy_nothing,
+    &create,
+    &destroy,
     {}};
 
 }  // namespace
@@ -51,6 +84,8 @@ void destroy_nothing(void*) {}
 extern "C" __attribute__((visibility("default"))) int rtkit_something_else() {
     return 1;
 }
+#elif defined(BROKEN_OLD_MAJOR)
+BOOST_DLL_ALIAS(broken_descriptor, rtkit_plugin_descriptor_v1)
 #else
 RTKIT_EXPORT_PLUGIN(broken_descriptor)
 #endif

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "rtkit/plugin_object.hpp"
 #include "rtkit/time.hpp"
 
 namespace rtkit {
@@ -28,9 +29,11 @@ struct schedulable {
 /// Threads: only the owning worker calls it, and never concurrently; a thief's
 /// steal() call is made by the kernel under the victim's own synchronisation.
 /// No method blocks or throws except where noted.
-class lane_policy {
+class lane_policy : public plugin_object {
   public:
-    virtual ~lane_policy() = default;
+    plugin_identity identity() const noexcept final {
+        return {RTKIT_PLUGIN_LANES, RTKIT_PLUGIN_ABI_MAJOR};
+    }
 
     /// Makes `task` runnable in lane `which`. For the timed lane, `deadline` is
     /// the earliest instant it may run; other lanes ignore it. May allocate for
@@ -52,12 +55,6 @@ class lane_policy {
     /// The earliest deadline in the timed lane, if any (the worker parks no
     /// longer than that).
     virtual std::optional<instant> next_deadline() const noexcept = 0;
-
-    /// Extension interfaces by versioned name, or nullptr.
-    virtual void* query_interface(const char* name) noexcept {
-        (void)name;
-        return nullptr;
-    }
 };
 
 }  // namespace rtkit

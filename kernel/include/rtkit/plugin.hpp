@@ -6,19 +6,14 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include <boost/dll/alias.hpp>
 
 #include "rtkit/lane_policy.hpp"
+#include "rtkit/plugin_object.hpp"
 #include "rtkit/reactor.hpp"
 #include "rtkit/timer_driver.hpp"
-
-/// ABI major: bumped when the descriptor or an interface changes incompatibly.
-/// The loader refuses any other major.
-#define RTKIT_PLUGIN_ABI_MAJOR 1u
-/// ABI minor: bumped when fields are added at the end of the descriptor. The
-/// loader refuses a plugin built against a newer minor than its own.
-#define RTKIT_PLUGIN_ABI_MINOR 0u
 
 /// The C++ toolchain a plugin was built with. C++ objects cross the boundary
 /// after the descriptor is read, so the standard library and its ABI must match.
@@ -33,13 +28,6 @@
 #endif
 
 extern "C" {
-
-/// What a plugin provides.
-enum rtkit_plugin_kind : std::uint32_t {
-    RTKIT_PLUGIN_REACTOR = 1,
-    RTKIT_PLUGIN_TIMER = 2,
-    RTKIT_PLUGIN_LANES = 3,
-};
 
 /// The type of a plugin option.
 enum rtkit_option_type : std::uint32_t {
@@ -89,23 +77,28 @@ struct rtkit_plugin_descriptor {
     const char* description;        ///< one line
     const rtkit_option_decl* options;
     std::uint32_t option_count;
-    /// Creates the object: an rtkit::reactor*, rtkit::timer_driver* or
-    /// rtkit::lane_policy* as `kind` says. May throw; the loader reports it.
-    void* (*create)(const rtkit_plugin_args* args);
+    /// Creates the object: an rtkit::reactor, rtkit::timer_driver or
+    /// rtkit::lane_policy as `kind` says, returned as its rtkit::plugin_object
+    /// base (the loader checks its identity() against `kind`). May throw; the
+    /// loader reports it.
+    rtkit::plugin_object* (*create)(const rtkit_plugin_args* args);
     /// Destroys an object made by create (so it is freed by the plugin's code).
-    void (*destroy)(void* object);
+    void (*destroy)(rtkit::plugin_object* object);
     void* reserved[8];  ///< zero; room to grow within this major
 };
 
 }  // extern "C"
 
-/// The fixed Boost.DLL alias under which every plugin exports its descriptor.
-#define RTKIT_PLUGIN_ALIAS rtkit_plugin_descriptor_v1
-#define RTKIT_PLUGIN_ALIAS_NAME "rtkit_plugin_descriptor_v1"
+/// The Boost.DLL alias under which every plugin exports its descriptor. It
+/// carries the ABI major; the first four fields of the descriptor never move,
+/// so the loader can still read the version of a plugin of another major (under
+/// its own alias) and say that it must be rebuilt.
+#define RTKIT_PLUGIN_ALIAS rtkit_plugin_descriptor_v2
+#define RTKIT_PLUGIN_ALIAS_NAME "rtkit_plugin_descriptor_v2"
 
 /// Exports `descriptor` (an rtkit_plugin_descriptor variable) from this library.
 /// Use once per plugin library, at namespace scope.
-#define RTKIT_EXPORT_PLUGIN(descriptor) BOOST_DLL_ALIAS(descriptor, rtkit_plugin_descriptor_v1)
+#define RTKIT_EXPORT_PLUGIN(descriptor) BOOST_DLL_ALIAS(descriptor, RTKIT_PLUGIN_ALIAS)
 
 namespace rtkit {
 
@@ -146,11 +139,12 @@ class plugin_options {
 /// `Interface` and is constructible from plugin_options.
 template <class Interface, class Impl>
 struct plugin_factory {
-    static void* create(const rtkit_plugin_args* args) {
+    static_assert(std::is_base_of_v<Interface, Impl>, "Impl must implement Interface");
+    static plugin_object* create(const rtkit_plugin_args* args) {
         Interface* object = new Impl(plugin_options(args));
         return object;
     }
-    static void destroy(void* object) { delete static_cast<Interface*>(object); }
+    static void destroy(plugin_object* object) { delete object; }
 };
 
 /// Builds a descriptor for `Impl` (implementing `Interface`), filling the ABI

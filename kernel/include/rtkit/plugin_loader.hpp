@@ -128,8 +128,9 @@ class plugin_loader {
     }
 
   private:
-    std::shared_ptr<void> create_erased(const std::filesystem::path& file, std::uint32_t kind,
-                                        const option_table& options) const;
+    std::shared_ptr<plugin_object> create_erased(const std::filesystem::path& file,
+                                                 std::uint32_t kind,
+                                                 const option_table& options) const;
     std::vector<std::filesystem::path> dirs_;
     plugin_load_policy policy_;
 };

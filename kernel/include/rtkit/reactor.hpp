@@ -2,6 +2,7 @@
 // rtkit::reactor: the I/O readiness interface that reactor plugins implement.
 #include <cstdint>
 
+#include "rtkit/plugin_object.hpp"
 #include "rtkit/time.hpp"
 #include "rtkit/waker.hpp"
 
@@ -33,9 +34,11 @@ using io_token = std::uint64_t;
 /// until clear_ready(), so edge-triggered backends lose nothing. The kernel's
 /// I/O loop is: try the syscall; on EAGAIN clear_ready() the bit it needed, then
 /// poll_ready() with the task's waker; suspend if it returned 0.
-class reactor {
+class reactor : public plugin_object {
   public:
-    virtual ~reactor() = default;
+    plugin_identity identity() const noexcept final {
+        return {RTKIT_PLUGIN_REACTOR, RTKIT_PLUGIN_ABI_MAJOR};
+    }
 
     /// Owner thread. Starts watching `fd` for `what`. Does not take ownership of
     /// the descriptor. Throws std::system_error (EBADF, EEXIST, ENOMEM, ...).
@@ -66,14 +69,6 @@ class reactor {
     /// Any thread. Makes a blocking poll() return promptly, or the next one
     /// return at once. Many wakes before one poll coalesce. Never throws.
     virtual void wake() noexcept = 0;
-
-    /// Owner thread. Returns an extension interface by its versioned name (for
-    /// example a completion-based submission interface), or nullptr. Interfaces
-    /// grow this way, never by new virtuals here.
-    virtual void* query_interface(const char* name) noexcept {
-        (void)name;
-        return nullptr;
-    }
 };
 
 }  // namespace rtkit

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "rtkit/plugin_object.hpp"
 #include "rtkit/time.hpp"
 #include "rtkit/waker.hpp"
 
@@ -17,9 +18,11 @@ using timer_handle = std::uint64_t;
 /// Threads: one owner (the worker) calls every method; other threads arm
 /// timers through the kernel, which forwards the request to the owner.
 /// Fired wakers must not call back into the driver (kernel wakers only enqueue).
-class timer_driver {
+class timer_driver : public plugin_object {
   public:
-    virtual ~timer_driver() = default;
+    plugin_identity identity() const noexcept final {
+        return {RTKIT_PLUGIN_TIMER, RTKIT_PLUGIN_ABI_MAJOR};
+    }
 
     /// Any thread. The driver's clock: monotonic, never goes back.
     virtual instant now() const noexcept = 0;
@@ -39,12 +42,6 @@ class timer_driver {
     /// Owner thread. Wakes every timer whose deadline is at or before `now`.
     /// Returns how many fired.
     virtual std::size_t fire(instant now) = 0;
-
-    /// Owner thread. Extension interfaces by versioned name, or nullptr.
-    virtual void* query_interface(const char* name) noexcept {
-        (void)name;
-        return nullptr;
-    }
 };
 
 }  // namespace rtkit
