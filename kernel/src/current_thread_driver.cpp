@@ -17,8 +17,6 @@ constexpr auto background_wait_slice = std::chrono::milliseconds(100);
 /// The post-root drain returns after this many stop checks even if work remains,
 /// so a self-waking task cannot keep block_on from returning.
 constexpr unsigned post_root_drain_turns = 64;
-/// The driver whose background thread this is (each runtime has its own).
-[[gnu::tls_model("initial-exec")]] thread_local const void* background_of = nullptr;
 
 /// The root's wake flag (task_state::root_woken) and how the caller uses it.
 bool take_root_wake(task_header* root) noexcept {
@@ -49,27 +47,40 @@ void wait_root_wake(task_header* root) noexcept {
     }
 }
 
+/// Marks the calling thread as the one driving the worker, for one scope.
+class driving_scope {
+  public:
+    explicit driving_scope(std::atomic<std::thread::id>& holder) noexcept : holder_(holder) {
+        holder_.store(std::this_thread::get_id(), std::memory_order_relaxed);
+    }
+    ~driving_scope() { holder_.store(std::thread::id{}, std::memory_order_relaxed); }
+    driving_scope(const driving_scope&) = delete;
+    driving_scope& operator=(const driving_scope&) = delete;
+
+  private:
+    std::atomic<std::thread::id>& holder_;
+};
+
 }  // namespace
 
 class current_thread_driver::loan {
   public:
-    loan(current_thread_driver& driver, std::unique_ptr<worker> w, return_to to)
-        : driver_(driver), worker_(std::move(w)), to_(to) {}
+    loan(current_thread_driver& driver, std::unique_ptr<worker> w)
+        : driver_(driver), worker_(std::move(w)) {
+        driver_.holder_thread_.store(std::this_thread::get_id(), std::memory_order_relaxed);
+    }
     ~loan() {
-        if (!worker_) return;
-        if (to_ == return_to::background)
-            driver_.release(std::move(worker_));
-        else
-            driver_.park_reentrant(std::move(worker_));
+        // Before the worker goes back: the next holder marks itself.
+        driver_.holder_thread_.store(std::thread::id{}, std::memory_order_relaxed);
+        driver_.release(std::move(worker_));
     }
     loan(const loan&) = delete;
     loan& operator=(const loan&) = delete;
-    std::unique_ptr<worker>& slot() noexcept { return worker_; }
+    worker& get() noexcept { return *worker_; }
 
   private:
     current_thread_driver& driver_;
     std::unique_ptr<worker> worker_;
-    return_to to_;
 };
 
 current_thread_driver::current_thread_driver(scheduler& sched, region_node& root_region)
@@ -141,12 +152,11 @@ void current_thread_driver::stop_background_after_failure(std::unique_ptr<worker
     retired.reset();
 }
 
-bool current_thread_driver::on_background_thread() const noexcept {
-    return background_of == this;
+bool current_thread_driver::driven_by_this_thread() const noexcept {
+    return holder_thread_.load(std::memory_order_relaxed) == std::this_thread::get_id();
 }
 
 void current_thread_driver::run_background(std::unique_ptr<worker> w) {
-    background_of = this;
     if (!w) {
         std::unique_lock lock(mutex_);
         w = take_back_when_needed(lock);
@@ -156,6 +166,7 @@ void current_thread_driver::run_background(std::unique_ptr<worker> w) {
     };
     while (w) {
         try {
+            driving_scope driving(holder_thread_);
             scoped_worker holder(w.get(), &sched_);
             w->rescue_stranded();
             w->run_loop_until(handover_requested, false);
@@ -224,7 +235,6 @@ bool current_thread_driver::resting_worker_needs_driving() const {
 }
 
 std::unique_ptr<worker> current_thread_driver::acquire() {
-    if (on_background_thread()) return nullptr;
     const std::thread::id me = std::this_thread::get_id();
     std::unique_lock lock(mutex_);
     switch (slot_) {
@@ -292,16 +302,6 @@ void current_thread_driver::release(std::unique_ptr<worker> w) {
     retired.reset();
 }
 
-void current_thread_driver::park_reentrant(std::unique_ptr<worker> w) {
-    reentrant_owner_ = std::this_thread::get_id();
-    reentrant_ = std::move(w);
-}
-
-std::unique_ptr<worker> current_thread_driver::take_reentrant() {
-    if (!reentrant_ || reentrant_owner_ != std::this_thread::get_id()) return nullptr;
-    return std::move(reentrant_);
-}
-
 void current_thread_driver::shutdown() {
     std::unique_ptr<worker> retired;
     {
@@ -315,7 +315,9 @@ void current_thread_driver::shutdown() {
 
 void current_thread_driver::shutdown_from_caller() {
     std::unique_ptr<worker> w;
-    if (!on_background_thread() && this_thread().active_worker != sched_.home()) w = acquire();
+    // From a task or root this thread polls, the worker is busy further up the
+    // stack: whoever drives it retires it when its drive unwinds.
+    if (!driven_by_this_thread()) w = acquire();
     sched_.shutting_down.store(true, std::memory_order_release);
     shutdown();
     sched_.io().wake();
@@ -353,79 +355,78 @@ std::exception_ptr current_thread_driver::drive(root_reference& reference) {
     // that region only ever closes at shutdown, when no block_on is running.
     root->region = &root_region_;
 
-    // Same runtime, from a root polled on this thread: drive the parked worker.
-    // Otherwise borrow it from the background thread.
-    std::unique_ptr<worker> w;
-    return_to to = return_to::background;
-    if (this_thread().active_worker == sched_.home()) {
-        w = take_reentrant();
-        to = return_to::reentrant;
-    } else {
-        w = acquire();
+    if (driven_by_this_thread()) {
+        // Nested in a task or root this thread polls: drive the worker here,
+        // between that poll's frames (it is idle at this point of its loop).
+        scoped_worker holder(sched_.home(), &sched_);
+        return drive_root_on(*sched_.home(), reference, true);
     }
-    if (!w) {
-        // Inside a task poll, on the background thread, or while another thread
-        // holds the worker: poll the root here without the worker.
-        poll_directly(root);
-        scoped_task retiring(root, &sched_);
-        return reference.retire();
+    if (std::unique_ptr<worker> w = acquire()) {
+        loan borrowed(*this, std::move(w));
+        scoped_worker holder(&borrowed.get(), &sched_);
+        borrowed.get().rescue_stranded();
+        return drive_root_on(borrowed.get(), reference, false);
     }
-    loan borrowed(*this, std::move(w), to);
-    scoped_worker holder(borrowed.slot().get(), &sched_);
-    borrowed.slot()->rescue_stranded();
-    return drive_root_on(borrowed.slot(), reference);
+    // Another thread holds the worker: poll the root here without it.
+    poll_directly(root);
+    scoped_task retiring(root, &sched_);
+    return reference.retire();
 }
 
-std::exception_ptr current_thread_driver::drive_root_on(std::unique_ptr<worker>& w,
-                                                        root_reference& reference) {
+std::exception_ptr current_thread_driver::drive_root_on(worker& w, root_reference& reference,
+                                                        bool nested) {
     task_header* const root = reference.get();
     // The root is a registered task for the life of the call.
-    root->id = w->store().insert(root);
-    bool cancel_sent = false;
-    bool first_poll = true;
-    while (true) {
-        if (!cancel_sent && sched_.shutting_down.load(std::memory_order_acquire)) {
-            // Shutdown while the root runs: it unwinds at its next await point.
-            cancel_sent = true;
-            request_cancel(root, cancel_reason{"runtime shut down"});
-        }
-        if (std::exchange(first_poll, false) || take_root_wake(root)) {
-            // Park the worker so a nested block_on from the root can drive it.
-            park_reentrant(std::move(w));
-            poll_root(root);
-            w = take_reentrant();  // a nested drive hands it back before returning
-            if (root->finished) break;
-            if (root->yielded) {
-                root->yielded = false;
-                set_root_wake(root);
+    const task_id id = w.store().insert(root);
+    root->id = id;
+    std::exception_ptr plugin_error;
+    try {
+        bool cancel_sent = false;
+        bool first_poll = true;
+        while (true) {
+            if (!cancel_sent && sched_.shutting_down.load(std::memory_order_acquire)) {
+                // Shutdown while the root runs: it unwinds at its next await point.
+                cancel_sent = true;
+                request_cancel(root, cancel_reason{"runtime shut down"});
             }
-            // One dispatch turn between root polls, so a self-waking root does
-            // not starve spawned work.
-            w->run_once();
-        } else if (cancel_sent) {
-            wait_root_wake(root);  // the worker no longer dispatches
-        } else {
-            w->run_loop_until([&] { return root_wake_pending(root); }, false);
+            if (std::exchange(first_poll, false) || take_root_wake(root)) {
+                poll_root(root);
+                if (root->finished) break;
+                if (root->yielded) {
+                    root->yielded = false;
+                    set_root_wake(root);
+                }
+                // One dispatch turn between root polls, so a self-waking root
+                // does not starve spawned work.
+                w.run_once();
+            } else if (cancel_sent) {
+                wait_root_wake(root);  // the worker no longer dispatches
+            } else {
+                w.run_loop_until([&] { return root_wake_pending(root); }, false);
+            }
         }
+        mark_root_complete(root);
+    } catch (...) {
+        // A plugin threw under the drive (a reactor's poll, a timer's insert).
+        // The root goes as on the normal path; then the caller sees the error.
+        plugin_error = std::current_exception();
     }
-    mark_root_complete(root);
-    // Destroying the frame runs user code (its parameters' destructors): like a
-    // poll, it gets the root's context and the parked worker for a nested
-    // block_on, and the root stays registered until it is done.
-    const task_id id = root->id;
+    // Destroying the frame runs user code (its parameters' destructors): like
+    // a poll, it gets the root's context, and the root stays registered until
+    // it is done.
     std::exception_ptr destructor_error;
-    park_reentrant(std::move(w));
     {
         scoped_task retiring(root, &sched_);
         destructor_error = reference.retire();
     }
-    w = take_reentrant();
-    w->store().remove(id);
+    w.store().remove(id);
+    if (plugin_error) std::rethrow_exception(plugin_error);
 
     // Bounded drain: run what is runnable now, never wait on timers or I/O.
-    if (w->has_runnable() || w->has_io()) {
+    // A nested drive skips it: the drive further up keeps dispatching.
+    if (!nested && (w.has_runnable() || w.has_io())) {
         unsigned checks = 0;
-        w->run_loop_until([&] { return ++checks > post_root_drain_turns; }, true);
+        w.run_loop_until([&] { return ++checks > post_root_drain_turns; }, true);
     }
     return destructor_error;
 }
@@ -440,7 +441,6 @@ void current_thread_driver::poll_root(task_header* root) {
 }
 
 void current_thread_driver::poll_directly(task_header* root) {
-    worker* holder = this_thread().active_worker == sched_.home() ? sched_.home() : nullptr;
     bool first_poll = true;
     while (true) {
         if (std::exchange(first_poll, false) || take_root_wake(root)) {
@@ -452,15 +452,7 @@ void current_thread_driver::poll_directly(task_header* root) {
             }
             continue;
         }
-        if (holder) {
-            // This thread holds the worker below us (block_on inside a task):
-            // keep its timers firing so a sleeping root can finish.
-            holder->fire_due_timers();
-            if (!root_wake_pending(root))
-                std::this_thread::sleep_for(std::chrono::microseconds(200));
-        } else {
-            wait_root_wake(root);
-        }
+        wait_root_wake(root);
     }
     mark_root_complete(root);
 }

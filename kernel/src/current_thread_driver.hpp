@@ -91,12 +91,14 @@ class current_thread_driver {
   private:
     friend struct current_thread_driver_test_access;  // tests force slot states
     enum class slot_state { background, requested, offered, loaned, returned, closed };
-    enum class return_to { background, reentrant };
 
-    /// A borrowed worker that goes back where it came from on every exit path.
+    /// A borrowed worker that goes back to the slot on every exit path.
     class loan;
 
-    bool on_background_thread() const noexcept;
+    /// True when the calling thread drives the worker: it is the background
+    /// thread or a block_on caller, and this call comes from a task or root it
+    /// polls (at any depth, through any other runtime's block_on).
+    bool driven_by_this_thread() const noexcept;
     /// Starts the background thread unless it runs or shutdown began. If the
     /// system refuses a thread, says so once; the work waits for a block_on.
     void start_background() noexcept;
@@ -110,9 +112,14 @@ class current_thread_driver {
     std::unique_ptr<worker> take_back_when_needed(std::unique_lock<sync::detail::spin_lock>& lock);
     std::unique_ptr<worker> acquire();
     void release(std::unique_ptr<worker> w);
-    void park_reentrant(std::unique_ptr<worker> w);
-    std::unique_ptr<worker> take_reentrant();
-    std::exception_ptr drive_root_on(std::unique_ptr<worker>& w, root_reference& reference);
+    /// Polls the root whenever it is woken and dispatches the worker in
+    /// between, until the root finishes; then retires the root there. Every
+    /// exit path (a plugin throwing under the drive included) leaves the root
+    /// retired and out of the store. `nested`: the worker is already driven
+    /// further up this thread's stack, so no post-root drain.
+    std::exception_ptr drive_root_on(worker& w, root_reference& reference, bool nested);
+    /// The root of a caller that cannot have the worker (another thread holds
+    /// it): polled here whenever woken, its spawns and timers go to the worker.
     void poll_directly(task_header* root);
     /// True when a worker resting in the slot must be driven again now.
     bool resting_worker_needs_driving() const;
@@ -144,12 +151,10 @@ class current_thread_driver {
     bool background_closed_ = false;  ///< shutdown began: never start it again
     bool background_failure_reported_ = false;
 
-    /// The worker parked while its drive polls the root in place, so a nested
-    /// block_on from that root (same thread) can drive it too. Only the thread
-    /// that holds the worker touches it (the loan hand-offs order the accesses
-    /// of successive holders), so it needs no lock.
-    std::thread::id reentrant_owner_;
-    std::unique_ptr<worker> reentrant_;
+    /// The thread driving the worker now, if any. Written by that thread when
+    /// it starts and stops driving; any thread reads it only to ask "is it me?",
+    /// which only the writer itself can answer yes, so relaxed order suffices.
+    std::atomic<std::thread::id> holder_thread_{};
 };
 
 }  // namespace rtkit::detail

@@ -8,6 +8,7 @@
 #include <thread>
 #include <utility>
 
+#include "../support/deadlock_watchdog.hpp"
 #include "test_support.hpp"
 
 using namespace rtkit;
@@ -171,7 +172,7 @@ TEST_CASE("block_on: the root's frame is destroyed with its context installed") 
     CHECK(rt.is_quiescent());
 }
 
-TEST_CASE("block_on: a root polled directly inside a task is destroyed with its context too") {
+TEST_CASE("block_on: a root nested in a task is destroyed with its context too") {
     runtime rt;
     const auto ids = rt.block_on([](runtime& rt) -> task<std::pair<task_id, task_id>> {
         auto inner = co_await spawn([](runtime& rt) -> task<std::pair<task_id, task_id>> {
@@ -242,11 +243,65 @@ TEST_CASE("block_on: distinct runtimes nest on one thread and restore each other
     CHECK(b.is_quiescent());
 }
 
-TEST_CASE("block_on: from inside a task poll it polls its future directly") {
+TEST_CASE("block_on: nesting runtime A - B - A finishes the inner root") {
+    test::run_or_abort_on_deadlock("a.block_on -> b.block_on -> a.block_on", [] {
+        runtime a;
+        runtime b;
+        const auto me = std::this_thread::get_id();
+        const int v = a.block_on([&]() -> task<int> {
+            co_return b.block_on([&]() -> task<int> {
+                // A's worker is held by this thread, two roots up: drive it.
+                co_return a.block_on([&]() -> task<int> {
+                    co_await sleep(10ms);
+                    CHECK(co_await spawned_thread() == me);
+                    co_return 7;
+                }());
+            }());
+        }());
+        CHECK(v == 7);
+        CHECK(a.is_quiescent());
+        CHECK(b.is_quiescent());
+    });
+}
+
+TEST_CASE("block_on: nested in a task - the root joins a task it spawned") {
+    test::run_or_abort_on_deadlock("block_on nested in a task, joining", [] {
+        runtime rt;
+        const auto me = std::this_thread::get_id();
+        const std::thread::id ran_on = rt.block_on([&]() -> task<std::thread::id> {
+            auto h = spawn([](runtime& r) -> task<std::thread::id> {
+                // The worker polls this very task: the nested root must
+                // dispatch the worker's other tasks, or this join never ends.
+                co_return r.block_on(spawned_thread());
+            }(rt));
+            co_return (co_await std::move(h)).value();
+        }());
+        CHECK(ran_on == me);
+        CHECK(rt.is_quiescent());
+    });
+}
+
+TEST_CASE("block_on: what a nested root throws reaches the task that called it") {
+    runtime rt;
+    const outcome<int> result = rt.block_on([&]() -> task<outcome<int>> {
+        co_return co_await spawn([](runtime& r) -> task<int> {
+            co_return r.block_on([]() -> task<int> {
+                co_await sleep(1ms);
+                throw std::runtime_error("nested root failed");
+            }());
+        }(rt));
+    }());
+    REQUIRE(result.is_panicked());
+    CHECK_THROWS_WITH_AS(std::rethrow_exception(result.exception()), "nested root failed",
+                         std::runtime_error);
+    CHECK(rt.is_quiescent());
+}
+
+TEST_CASE("block_on: nested in a task poll it drives the worker that polls the task") {
     runtime rt;
     int v = rt.block_on([&]() -> task<int> {
         auto h = spawn([](runtime& r) -> task<int> {
-            // The worker is busy polling this very task: no loan, direct poll.
+            // The worker is busy polling this very task: the nested root drives it.
             co_return r.block_on(test::value_of(5));
         }(rt));
         co_return static_cast<int>((co_await std::move(h)).value());
@@ -254,7 +309,7 @@ TEST_CASE("block_on: from inside a task poll it polls its future directly") {
     CHECK(v == 5);
 }
 
-TEST_CASE("block_on: a direct poll inside a task still gets its timers") {
+TEST_CASE("block_on: a root nested in a task gets its timers") {
     runtime rt;
     int v = rt.block_on([&]() -> task<int> {
         auto h = spawn([](runtime& r) -> task<int> {
@@ -289,7 +344,7 @@ TEST_CASE(
     CHECK(other_task_thread == std::this_thread::get_id());
 }
 
-TEST_CASE("block_on: from the background thread it polls directly") {
+TEST_CASE("block_on: from a task on the background thread it drives the worker there") {
     runtime rt;
     std::atomic<int> result{0};
     rt.block_on([&]() -> task<void> {

@@ -11,6 +11,7 @@
 #include <thread>
 #include <type_traits>
 
+#include "../support/deadlock_watchdog.hpp"
 #include "current_thread_driver.hpp"
 #include "rtkit/plugin_loader.hpp"
 #include "rtkit/rtkit.hpp"
@@ -92,6 +93,7 @@ namespace {
 using detail::current_thread_driver;
 using access = detail::current_thread_driver_test_access;
 using slot_state = access::slot_state;
+using test::run_or_abort_on_deadlock;
 
 /// A runtime's parts without a background thread: the test decides who holds
 /// the worker and what state the driver's slot is in.
@@ -125,21 +127,6 @@ struct bare_runtime {
         }
     }
 };
-
-/// Runs `scenario` on a thread of its own (thread-local driver state stays
-/// there) and aborts the test binary if it deadlocks.
-template <class F>
-void run_or_abort_on_deadlock(const char* what, F scenario) {
-    std::packaged_task<void()> job(std::move(scenario));
-    auto done = job.get_future();
-    std::thread runner(std::move(job));
-    if (done.wait_for(30s) != std::future_status::ready) {
-        std::fprintf(stderr, "deadlock: %s\n", what);
-        std::abort();
-    }
-    runner.join();
-    done.get();
-}
 
 /// A task parked on a long timer whose destructor re-enters driver shutdown,
 /// as the seed's re-entrant evidence sink does while the worker is dropped.

@@ -45,7 +45,12 @@ class runtime {
 
     /// Runs `root` to completion on this thread and returns its value, or
     /// rethrows what it threw (after the worker has been handed back). May be
-    /// nested, from inside a root, to any depth. The root's frame (its
+    /// nested to any depth, from inside a root or a task, also through other
+    /// runtimes' block_on (A, then B, then A again): a nested root drives the
+    /// worker that this thread already drives, so it does all a root does
+    /// (spawn and join, timers, I/O). A plugin that throws under the drive
+    /// (a failing reactor poll) ends the call with that exception, the root
+    /// retired and the worker handed back. The root's frame (its
     /// parameters) is destroyed inside the call, with the root's context; a
     /// destructor that throws there is rethrown too, unless the root failed first
     /// (GCC then skips freeing the frame: a throwing destructor costs its memory).

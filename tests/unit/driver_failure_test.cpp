@@ -1,0 +1,71 @@
+// A plugin that throws while block_on drives its root (a reactor's poll, a
+// timer's insert) must leave the runtime as it was: the root gone from the
+// store, the worker handed back, later calls and shutdown working.
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+#include <thread>
+
+#include "../support/deadlock_watchdog.hpp"
+#include "fault_plugins.hpp"
+#include "test_support.hpp"
+
+using namespace rtkit;
+using namespace std::chrono_literals;
+
+namespace {
+
+task<std::thread::id> thread_of_task() {
+    co_await yield_now();
+    co_return std::this_thread::get_id();
+}
+
+/// What a healthy runtime does after the failure: a root that spawns, sleeps
+/// and joins, with the spawned task run on this thread (the worker is back).
+void check_runtime_still_works(runtime& rt) {
+    const auto ran_on = rt.block_on([]() -> task<std::thread::id> {
+        auto h = spawn(thread_of_task());
+        co_await sleep(1ms);
+        co_return (co_await std::move(h)).value();
+    }());
+    CHECK(ran_on == std::this_thread::get_id());
+    CHECK(rt.is_quiescent());
+}
+
+}  // namespace
+
+TEST_CASE("driver failure: a reactor poll that throws under block_on leaves no root behind") {
+    test::run_or_abort_on_deadlock("block_on after a failed reactor poll", [] {
+        runtime rt(test::config_with_faulty("reactor"));
+        test::fault_switch& fault = test::fault_switch_of("reactor");
+        fault.arm(0);  // the worker parks in the reactor while the root sleeps
+        CHECK_THROWS_WITH(rt.block_on([]() -> task<int> {
+            co_await sleep(5ms);
+            co_return 1;
+        }()),
+                          doctest::Contains("injected poll failure"));
+        CHECK(fault.failures() == 1);
+        CHECK(rt.is_quiescent());  // the root's frame is gone: so is its store entry
+        check_runtime_still_works(rt);
+        rt.shutdown();
+    });
+}
+
+TEST_CASE(
+    "driver failure: a timer insert that throws after the root's poll hands the worker back") {
+    test::run_or_abort_on_deadlock("block_on after a failed timeout arm", [] {
+        runtime rt(test::config_with_faulty("timer"));
+        test::manual_event never;
+        test::fault_switch& fault = test::fault_switch_of("timer");
+        fault.arm(0);  // the root's timeout is armed after its first poll
+        CHECK_THROWS_WITH(rt.block_on([&]() -> task<void> {
+            co_await timeout(1s,
+                             [](test::manual_event& e) -> task<void> { co_await e.wait(); }(never));
+        }()),
+                          doctest::Contains("injected insert failure"));
+        CHECK(fault.failures() == 1);
+        CHECK(rt.is_quiescent());
+        check_runtime_still_works(rt);
+        rt.shutdown();
+    });
+}
