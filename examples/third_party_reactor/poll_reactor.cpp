@@ -120,7 +120,7 @@ int poll_reactor::wait(rtkit::duration timeout) {
         const std::int64_t rounded = (d.count() + 999'999) / 1'000'000;
         return rounded > INT_MAX ? INT_MAX : static_cast<int>(rounded);
     };
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    const auto deadline = rtkit::saturating_add(std::chrono::steady_clock::now(), timeout);
     int n = ::poll(pollfds_.data(), static_cast<nfds_t>(pollfds_.size()), to_ms(timeout));
     // EINTR is retried with what is left: poll() must end only for an event,
     // a wake() or the timeout.

@@ -93,7 +93,8 @@ void arm_timeouts(task_header& task, task_extras& extras) {
     for (timeout_state* s = extras.timeouts; s && !s->timer; s = s->outer) {
         auto* timer = new armed_timer(&task);
         s->timer = timer;
-        s->ticket = arm_timer(*task.sched(), now + s->limit, waker(timer, &timeout_waker_vtable));
+        s->ticket = arm_timer(*task.sched(), saturating_add(now, s->limit),
+                              waker(timer, &timeout_waker_vtable));
     }
 }
 

@@ -132,7 +132,7 @@ std::size_t epoll_reactor::poll(rtkit::duration timeout) {
     // EINTR is retried with what is left of the timeout: it also comes without
     // any signal (io_uring task work queued to this thread interrupts the wait),
     // and poll(-1) must only end for an event, a wake() or the timeout.
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    const auto deadline = rtkit::saturating_add(std::chrono::steady_clock::now(), timeout);
     int n = wait(timeout);
     while (n < 0 && errno == EINTR) {
         rtkit::duration left = timeout;

@@ -309,7 +309,7 @@ std::size_t uring_reactor::poll(rtkit::duration timeout) {
         // EINTR (a signal, or another ring's task work) is retried with what
         // is left of the timeout: the wait ends for a completion, a wake() or
         // the timeout only.
-        const auto deadline = std::chrono::steady_clock::now() + timeout;
+        const auto deadline = rtkit::saturating_add(std::chrono::steady_clock::now(), timeout);
         do {
             if (timeout.count() < 0) {
                 rc = io_uring_submit_and_wait(&ring_, 1);

@@ -131,7 +131,7 @@ class cx {
 
     /// Suspends this task for `d` (a real timer in the runtime's timer driver).
     detail::sleep_awaiter sleep(duration d) const noexcept {
-        return detail::sleep_awaiter(*sched_, now() + d);
+        return detail::sleep_awaiter(*sched_, saturating_add(now(), d));
     }
     detail::sleep_awaiter sleep_until(instant deadline) const noexcept {
         return detail::sleep_awaiter(*sched_, deadline);

@@ -3,6 +3,7 @@
 // (timer_driver::now), never from a direct system-clock call in kernel code, so a
 // virtual clock can stand in for deterministic runs.
 #include <chrono>
+#include <cstdint>
 
 namespace rtkit {
 
@@ -13,5 +14,15 @@ using duration = std::chrono::nanoseconds;
 /// epoch; a virtual clock may start anywhere, so compare instants only with
 /// instants from the same driver.
 using instant = std::chrono::time_point<std::chrono::steady_clock, duration>;
+
+/// `t + d`, clamped to the clock's range instead of overflowing: a deadline
+/// too far for the clock is instant::max() ("never"), not a wrapped "now".
+/// Use it wherever a deadline is computed from a duration someone passed in.
+constexpr instant saturating_add(instant t, duration d) noexcept {
+    std::int64_t sum = 0;
+    if (__builtin_add_overflow(t.time_since_epoch().count(), d.count(), &sum))
+        return d.count() > 0 ? instant::max() : instant::min();
+    return instant(duration(sum));
+}
 
 }  // namespace rtkit

@@ -35,7 +35,7 @@ task<registered_fd> connect_socket(socket_address peer, std::optional<duration> 
     rtkit::detail::check_cancel();
     const bool whole_operation = completion_reactor_here();
     std::optional<instant> deadline;
-    if (timeout) deadline = rtkit::now() + *timeout;
+    if (timeout) deadline = saturating_add(rtkit::now(), *timeout);
     const int raw = open_stream_socket(peer.family(), peer);
     if (!whole_operation) {
         // connect() before registering: Linux reports an unconnected socket as
