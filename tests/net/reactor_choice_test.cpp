@@ -118,7 +118,7 @@ TEST_CASE("choice: strict mode fails with the probe's reason instead of falling 
 }
 
 #ifdef RTKIT_NET_TESTS_HAVE_CONFIG
-TEST_CASE("choice: the same from TOML: [reactor] plugin = [\"uring\", \"epoll\"]") {
+TEST_CASE("choice: the same from TOML - [reactor] plugin = [\"uring\" then \"epoll\"]") {
     const std::string toml =
         "[reactor]\nplugin = [\"uring\", \"epoll\"]\n[reactor.uring]\nfail_probe_errno = 1\n";
     {

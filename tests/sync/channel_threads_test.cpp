@@ -149,13 +149,17 @@ TEST_CASE("threads: oneshot and notify fired from a plain thread wake a task") {
     rt.block_on([]() -> task<void> {
         auto [tx, rx] = make_oneshot<int>();
         sync::notify ready;
-        std::thread t([&ready, tx = std::move(tx)]() mutable {
+        std::atomic<bool> receiving{false};
+        std::thread t([&ready, &receiving, tx = std::move(tx)]() mutable {
             ready.notify_one();
-            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            // Send once the receiver waits, so the send must wake it.
+            while (!receiving.load(std::memory_order_acquire))
+                std::this_thread::yield();
             CHECK(tx.send(42));
         });
         co_await ready.notified();
-        CHECK(co_await rx == 42);
+        auto receive = rx.operator co_await();
+        CHECK(co_await sync::test::flag_when_suspended(receive, receiving) == 42);
         t.join();
     }());
 }

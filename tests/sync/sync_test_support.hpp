@@ -1,7 +1,9 @@
 #pragma once
 // Helpers shared by the sync primitive tests.
 #include <atomic>
+#include <coroutine>
 #include <functional>
+#include <type_traits>
 
 #include <doctest/doctest.h>
 
@@ -23,6 +25,31 @@ inline task<void> let_others_run(int yields = 16) {
     for (int i = 0; i < yields; ++i)
         co_await yield_now();
 }
+
+/// Awaits `inner` (an awaiter, by reference) and raises `suspended` once the
+/// awaiting task has really suspended on it: another thread waits for that
+/// flag, so its wake goes down the path that wakes a waiting task.
+template <class Awaiter>
+class flag_when_suspended {
+  public:
+    flag_when_suspended(Awaiter& inner, std::atomic<bool>& suspended) noexcept
+        : inner_(inner), suspended_(suspended) {}
+    bool await_ready() { return inner_.await_ready(); }
+    bool await_suspend(std::coroutine_handle<> h) {
+        if constexpr (std::is_void_v<decltype(inner_.await_suspend(h))>) {
+            inner_.await_suspend(h);
+        } else if (!inner_.await_suspend(h)) {
+            return false;
+        }
+        suspended_.store(true, std::memory_order_release);
+        return true;
+    }
+    decltype(auto) await_resume() { return inner_.await_resume(); }
+
+  private:
+    Awaiter& inner_;
+    std::atomic<bool>& suspended_;
+};
 
 /// Counts live instances, to prove that nothing is leaked or lost.
 struct tracked {

@@ -37,8 +37,8 @@ void check_runtime_still_works(runtime& rt) {
 TEST_CASE("driver failure: a reactor poll that throws under block_on leaves no root behind") {
     test::run_or_abort_on_deadlock("block_on after a failed reactor poll", [] {
         runtime rt(test::config_with_faulty("reactor"));
-        test::fault_switch& fault = test::fault_switch_of("reactor");
-        fault.arm(0);  // the worker parks in the reactor while the root sleeps
+        test::plugin_control& fault = test::control_of("reactor");
+        fault.arm_fault(0);  // the worker parks in the reactor while the root sleeps
         CHECK_THROWS_WITH(rt.block_on([]() -> task<int> {
             co_await sleep(5ms);
             co_return 1;
@@ -56,8 +56,8 @@ TEST_CASE(
     test::run_or_abort_on_deadlock("block_on after a failed timeout arm", [] {
         runtime rt(test::config_with_faulty("timer"));
         test::manual_event never;
-        test::fault_switch& fault = test::fault_switch_of("timer");
-        fault.arm(0);  // the root's timeout is armed after its first poll
+        test::plugin_control& fault = test::control_of("timer");
+        fault.arm_fault(0);  // the root's timeout is armed after its first poll
         CHECK_THROWS_WITH(rt.block_on([&]() -> task<void> {
             co_await timeout(1s,
                              [](test::manual_event& e) -> task<void> { co_await e.wait(); }(never));

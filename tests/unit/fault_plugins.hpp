@@ -1,12 +1,12 @@
 #pragma once
 // Runtimes built on the faulty test plugins (tests/unit/plugins), and the
-// switches that make them fail.
+// controls that make them fail and tell what they saw.
 #include <dlfcn.h>
 #include <doctest/doctest.h>
 
 #include <string>
 
-#include "plugins/fault_switch.hpp"
+#include "plugins/plugin_control.hpp"
 #include "rtkit/rtkit.hpp"
 
 namespace rtkit::test {
@@ -24,19 +24,19 @@ inline runtime_config config_with_faulty(const std::string& kind) {
     return c;
 }
 
-/// The fault switch of a faulty plugin that a runtime has loaded: the library
-/// is already mapped, so dlopen finds that copy (RTLD_NOLOAD) and its switch.
-inline fault_switch& fault_switch_of(const std::string& kind) {
+/// The control of a faulty plugin that a runtime has loaded: the library
+/// is already mapped, so dlopen finds that copy (RTLD_NOLOAD) and its control.
+inline plugin_control& control_of(const std::string& kind) {
     const std::string file = std::string(RTKIT_TEST_UNIT_PLUGIN_DIR) + "/rtkit_" + kind +
                              (kind == "reactor" ? "_faulty_epoll.so"
                               : kind == "timer" ? "_faulty_wheel.so"
                                                 : "_faulty_three_lane.so");
     void* library = dlopen(file.c_str(), RTLD_NOW | RTLD_NOLOAD);
     REQUIRE_MESSAGE(library != nullptr, "not loaded: ", file);
-    auto get = reinterpret_cast<fault_switch* (*)()>(dlsym(library, "rtkit_test_fault_switch"));
+    auto get = reinterpret_cast<plugin_control* (*)()>(dlsym(library, "rtkit_test_plugin_control"));
     const bool exported = get != nullptr;
-    REQUIRE_MESSAGE(exported, "no fault switch in ", file);
-    fault_switch* s = get();
+    REQUIRE_MESSAGE(exported, "no plugin control in ", file);
+    plugin_control* s = get();
     dlclose(library);  // the runtime keeps its own reference
     return *s;
 }

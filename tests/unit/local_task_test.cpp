@@ -12,6 +12,7 @@ TEST_CASE("spawn_local: runs on the thread that spawned it - even across block_o
     const auto me = std::this_thread::get_id();
     std::atomic<bool> done{false};
     std::thread::id ran_on;
+    std::atomic<bool> marker_ran{false};
     join_handle<void> kept;
     rt.block_on([&]() -> task<void> {
         kept = cx::current().spawn_local(
@@ -20,10 +21,18 @@ TEST_CASE("spawn_local: runs on the thread that spawned it - even across block_o
                 where = std::this_thread::get_id();
                 d = true;
             }(done, ran_on));
+        // An ordinary task due later: once the background thread has run it,
+        // it has fired the local task's earlier timer and dispatched the wake.
+        (void)spawn([](std::atomic<bool>& ran) -> task<void> {
+            co_await sleep(10ms);
+            ran = true;
+        }(marker_ran));
         co_return;
     }());
+    for (int i = 0; i < 5000 && !marker_ran; ++i)
+        std::this_thread::sleep_for(1ms);
+    REQUIRE(marker_ran);
     // The background thread has the worker now, but must not poll the task.
-    std::this_thread::sleep_for(30ms);
     CHECK_FALSE(done);
     // Driving the worker from this thread again lets it finish here.
     rt.block_on([&]() -> task<void> {
@@ -38,7 +47,9 @@ TEST_CASE(
     "its owner") {
     runtime rt;
     test::manual_event event;
+    test::manual_event marker;
     std::atomic<int> resumed{0};
+    std::atomic<bool> marker_ran{false};
     join_handle<void> kept;
     rt.block_on([&]() -> task<void> {
         kept =
@@ -46,12 +57,23 @@ TEST_CASE(
                 co_await e.wait();
                 ++r;
             }(event, resumed));
-        while (!event.armed())
+        (void)spawn([](test::manual_event& e, std::atomic<bool>& ran) -> task<void> {
+            co_await e.wait();
+            ran = true;
+        }(marker, marker_ran));
+        while (!event.armed() || !marker.armed())
             co_await yield_now();
     }());
-    std::thread other([&] { event.fire(); });
+    // Woken in this order from another thread, the two reach the worker in
+    // this order: once the ordinary task ran, the local one was dispatched.
+    std::thread other([&] {
+        event.fire();
+        marker.fire();
+    });
     other.join();
-    std::this_thread::sleep_for(20ms);
+    for (int i = 0; i < 5000 && !marker_ran; ++i)
+        std::this_thread::sleep_for(1ms);
+    REQUIRE(marker_ran);
     CHECK(resumed == 0);  // recorded, not run by the background thread
     rt.block_on([&]() -> task<void> { co_await std::move(kept); }());
     CHECK(resumed == 1);

@@ -78,21 +78,22 @@ TEST_CASE("shutdown: a task that catches the first cancellation still unwinds at
 
 TEST_CASE("shutdown: while another thread's block_on waits - that call ends cancelled") {
     auto rt = std::make_unique<runtime>();
-    std::atomic<bool> started{false};
+    test::manual_event never;
     std::atomic<bool> threw{false};
     std::thread caller([&] {
         try {
             rt->block_on([&]() -> task<void> {
-                started = true;
-                co_await sleep(std::chrono::hours(1));
+                co_await never.wait();  // shutdown's cancellation request wakes it
+                co_await sleep(std::chrono::hours(1));  // a cancellation point: throws
             }());
         } catch (const bad_outcome_access&) {
             threw = true;
         }
     });
-    while (!started)
+    // The root has stored its waker: it is suspended, waiting.
+    for (int i = 0; i < 5000 && !never.armed(); ++i)
         std::this_thread::sleep_for(1ms);
-    std::this_thread::sleep_for(5ms);
+    REQUIRE(never.armed());
     rt->shutdown();
     caller.join();
     CHECK(threw);

@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "fault_plugins.hpp"
 #include "test_support.hpp"
 
 using namespace rtkit;
@@ -65,9 +66,12 @@ TEST_CASE("waker: waking a finished task is a no-op and keeps its frame alive") 
     CHECK(resumes == 1);
 }
 
-TEST_CASE("waker: a wake from another thread resumes the task") {
-    runtime rt;
+TEST_CASE("waker: a wake from another thread reaches the worker waiting in the reactor") {
+    // faulty_epoll is epoll that counts its blocking waits (no fault armed).
+    runtime rt(rtkit::test::config_with_faulty("reactor"));
+    rtkit::test::plugin_control& reactor = rtkit::test::control_of("reactor");
     manual_event event;
+    std::atomic<bool> worker_waited{false};
     int value = rt.block_on([&]() -> task<int> {
         auto handle = spawn([](manual_event& e) -> task<int> {
             co_await e.wait();
@@ -75,14 +79,21 @@ TEST_CASE("waker: a wake from another thread resumes the task") {
         }(event));
         while (!event.armed())
             co_await yield_now();
+        const int waits_before = reactor.blocking_waits();
         std::thread other([&] {
-            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            // Fire once the worker, with nothing else to do, waits in the reactor.
+            const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+            while (reactor.blocking_waits() == waits_before &&
+                   std::chrono::steady_clock::now() < give_up)
+                std::this_thread::yield();
+            worker_waited = reactor.blocking_waits() != waits_before;
             event.fire();
         });
         auto result = co_await std::move(handle);
         other.join();
         co_return result.value();
     }());
+    CHECK(worker_waited);
     CHECK(value == 42);
 }
 

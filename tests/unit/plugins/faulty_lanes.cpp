@@ -1,18 +1,18 @@
 // A lane plugin for the driver's failure tests: the real three-lane policy,
-// whose push() throws when the test trips the plugin's fault switch.
-#include "fault_switch.hpp"
+// whose push() throws when the test arms a fault.
+#include "plugin_control.hpp"
 #include "rtkit/plugin.hpp"
 #include "three_lane_policy.hpp"
 
 namespace {
 
-rtkit::test::fault_switch fault;
+rtkit::test::plugin_control control;
 
 class faulty_lanes final : public rtkit::lane_policy {
   public:
     explicit faulty_lanes(const rtkit::plugin_options&) {}
     void push(rtkit::schedulable* task, rtkit::lane which, rtkit::instant deadline) override {
-        fault.maybe_fail("faulty_lanes: injected push failure");
+        control.maybe_fail("faulty_lanes: injected push failure");
         lanes_.push(task, which, deadline);
     }
     rtkit::schedulable* pop(rtkit::instant now) noexcept override { return lanes_.pop(now); }
@@ -35,5 +35,5 @@ constexpr rtkit_plugin_descriptor faulty_lanes_descriptor =
 
 }  // namespace
 
-RTKIT_TEST_EXPORT_FAULT_SWITCH(fault)
+RTKIT_TEST_EXPORT_PLUGIN_CONTROL(control)
 RTKIT_EXPORT_PLUGIN(faulty_lanes_descriptor)

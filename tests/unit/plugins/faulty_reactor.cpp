@@ -1,12 +1,13 @@
 // A reactor plugin for the driver's failure tests: the real epoll reactor,
-// whose poll() throws when the test trips the plugin's fault switch.
+// whose poll() throws when the test arms a fault, and which counts the
+// blocking waits it enters.
 #include "epoll_reactor.hpp"
-#include "fault_switch.hpp"
+#include "plugin_control.hpp"
 #include "rtkit/plugin.hpp"
 
 namespace {
 
-rtkit::test::fault_switch fault;
+rtkit::test::plugin_control control;
 
 class faulty_reactor final : public rtkit::reactor {
   public:
@@ -24,7 +25,8 @@ class faulty_reactor final : public rtkit::reactor {
         epoll_.clear_ready(token, bits);
     }
     std::size_t poll(rtkit::duration timeout) override {
-        fault.maybe_fail("faulty_epoll: injected poll failure");
+        control.maybe_fail("faulty_epoll: injected poll failure");
+        if (timeout.count() != 0) control.note_blocking_wait();
         return epoll_.poll(timeout);
     }
     void wake() noexcept override { epoll_.wake(); }
@@ -40,5 +42,5 @@ constexpr rtkit_plugin_descriptor faulty_reactor_descriptor =
 
 }  // namespace
 
-RTKIT_TEST_EXPORT_FAULT_SWITCH(fault)
+RTKIT_TEST_EXPORT_PLUGIN_CONTROL(control)
 RTKIT_EXPORT_PLUGIN(faulty_reactor_descriptor)

@@ -1,19 +1,19 @@
 // A timer plugin for the driver's failure tests: the real timing wheel, whose
-// insert() throws when the test trips the plugin's fault switch.
-#include "fault_switch.hpp"
+// insert() throws when the test arms a fault.
+#include "plugin_control.hpp"
 #include "rtkit/plugin.hpp"
 #include "timing_wheel.hpp"
 
 namespace {
 
-rtkit::test::fault_switch fault;
+rtkit::test::plugin_control control;
 
 class faulty_timer final : public rtkit::timer_driver {
   public:
     explicit faulty_timer(const rtkit::plugin_options&) {}
     rtkit::instant now() const noexcept override { return wheel_.now(); }
     rtkit::timer_handle insert(rtkit::instant deadline, rtkit::waker w) override {
-        fault.maybe_fail("faulty_timer: injected insert failure");
+        control.maybe_fail("faulty_timer: injected insert failure");
         return wheel_.insert(deadline, std::move(w));
     }
     bool cancel(rtkit::timer_handle handle) noexcept override { return wheel_.cancel(handle); }
@@ -33,5 +33,5 @@ constexpr rtkit_plugin_descriptor faulty_timer_descriptor =
 
 }  // namespace
 
-RTKIT_TEST_EXPORT_FAULT_SWITCH(fault)
+RTKIT_TEST_EXPORT_PLUGIN_CONTROL(control)
 RTKIT_EXPORT_PLUGIN(faulty_timer_descriptor)

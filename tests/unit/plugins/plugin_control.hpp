@@ -1,0 +1,52 @@
+#pragma once
+// What a test controls and observes in the faulty test plugins: a fault it
+// arms from outside (the plugins ask on every call of the method they can
+// fail, and throw when it trips), and what the plugin saw (the reactor counts
+// the blocking waits it entered). Each plugin library exports its own control
+// as `rtkit_test_plugin_control`, which the test finds with dlsym once the
+// runtime has loaded the plugin.
+#include <atomic>
+#include <stdexcept>
+
+namespace rtkit::test {
+
+class plugin_control {
+  public:
+    /// Lets `successes` more calls pass, then fails the next one (once).
+    void arm_fault(int successes) noexcept {
+        countdown_.store(successes, std::memory_order_release);
+    }
+    /// How many calls failed so far.
+    int failures() const noexcept { return failures_.load(std::memory_order_acquire); }
+    /// How many waits that may block (a reactor poll with a non-zero timeout)
+    /// the plugin has entered.
+    int blocking_waits() const noexcept { return waits_.load(std::memory_order_acquire); }
+
+    /// Called by the plugin: throws when armed and the countdown is spent.
+    void maybe_fail(const char* what) {
+        int left = countdown_.load(std::memory_order_acquire);
+        while (left >= 0) {
+            if (countdown_.compare_exchange_weak(left, left - 1, std::memory_order_acq_rel)) {
+                if (left > 0) return;
+                failures_.fetch_add(1, std::memory_order_acq_rel);
+                throw std::runtime_error(what);
+            }
+        }
+    }
+    /// Called by the plugin as it enters a wait that may block.
+    void note_blocking_wait() noexcept { waits_.fetch_add(1, std::memory_order_acq_rel); }
+
+  private:
+    std::atomic<int> countdown_{-1};  ///< -1: disarmed
+    std::atomic<int> failures_{0};
+    std::atomic<int> waits_{0};
+};
+
+}  // namespace rtkit::test
+
+/// Defines the control a faulty plugin exports (once per plugin library).
+#define RTKIT_TEST_EXPORT_PLUGIN_CONTROL(variable)                                 \
+    extern "C" __attribute__((visibility("default"))) rtkit::test::plugin_control* \
+    rtkit_test_plugin_control() {                                                  \
+        return &variable;                                                          \
+    }
