@@ -14,6 +14,8 @@ namespace rtkit::detail {
 namespace {
 /// The parked background thread re-checks the shutdown flag at least this often.
 constexpr auto background_wait_slice = std::chrono::milliseconds(100);
+/// A graceful shutdown that cannot borrow the worker re-checks at least this often.
+constexpr auto drain_observe_slice = std::chrono::milliseconds(1);
 /// The post-root drain returns after this many stop checks even if work remains,
 /// so a self-waking task cannot keep block_on from returning.
 constexpr unsigned post_root_drain_turns = 64;
@@ -300,6 +302,25 @@ void current_thread_driver::release(std::unique_ptr<worker> w) {
         changed_.notify_all();
     }
     retired.reset();
+}
+
+void current_thread_driver::drain_until(instant deadline) {
+    if (driven_by_this_thread()) return;
+    const task_store& store = sched_.home()->store();  // size() may be read from any thread
+    while (store.size() > 0 && sched_.now() < deadline) {
+        if (std::unique_ptr<worker> w = acquire()) {
+            loan borrowed(*this, std::move(w));
+            scoped_worker holder(&borrowed.get(), &sched_);
+            borrowed.get().rescue_stranded();
+            borrowed.get().run_until_drained(deadline);
+            return;
+        }
+        // Another thread drives the worker (its block_on, or a background
+        // thread that keeps local tasks): look again when the slot changes,
+        // or after a short while.
+        std::unique_lock lock(mutex_);
+        changed_.wait_for(lock, std::min<duration>(deadline - sched_.now(), drain_observe_slice));
+    }
 }
 
 void current_thread_driver::shutdown() {

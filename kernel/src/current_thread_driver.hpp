@@ -77,6 +77,13 @@ class current_thread_driver {
     /// retires it there (see root_reference::retire).
     std::exception_ptr drive(root_reference& root);
 
+    /// Graceful part of shutdown: lets the worker run until no task is left
+    /// or `deadline` passes, on this thread when it can borrow the worker;
+    /// while another thread holds it, waits for the store to empty (or the
+    /// worker to come back) until the deadline. From a task or root this
+    /// thread polls, nothing can finish meanwhile: returns at once.
+    void drain_until(instant deadline);
+
     /// Closes the slot, wakes every waiter and retires a worker held in the slot
     /// (outside the lock: its destructor may re-enter shutdown).
     void shutdown();

@@ -81,9 +81,20 @@ class runtime_core {
     ~runtime_core() { shutdown(); }
 
     void shutdown() {
-        if (stopped) return;
-        stopped = true;
+        closing.store(true, std::memory_order_release);
+        if (stopped.exchange(true, std::memory_order_acq_rel)) return;
         driver->shutdown_from_caller();
+    }
+
+    shutdown_report shutdown_timeout(duration bound) {
+        if (closing.exchange(true, std::memory_order_acq_rel)) return {};
+        const std::uint64_t finished_before = store->removed_total();
+        driver->drain_until(saturating_add(sched->now(), bound));
+        shutdown_report report;
+        report.finished = store->removed_total() - finished_before;
+        report.cancelled = store->size();
+        shutdown();
+        return report;
     }
 
     runtime_description description;
@@ -94,7 +105,10 @@ class runtime_core {
     region_node root_region;
     std::unique_ptr<current_thread_driver> driver;
     const task_store* store = nullptr;  ///< the worker's, for is_quiescent
-    bool stopped = false;
+    /// Set when shutdown begins: no block_on may start (any thread reads it).
+    std::atomic<bool> closing{false};
+    /// Set when the worker is about to be retired: its store must not be read.
+    std::atomic<bool> stopped{false};
 };
 
 }  // namespace detail
@@ -108,8 +122,13 @@ void runtime::shutdown() {
     core_->shutdown();
 }
 
+shutdown_report runtime::shutdown_timeout(duration bound) {
+    return core_->shutdown_timeout(bound);
+}
+
 bool runtime::is_quiescent() const {
-    return core_->stopped || core_->store->size() == 0;
+    // After shutdown the worker (and its store) is gone.
+    return core_->stopped.load(std::memory_order_acquire) || core_->store->size() == 0;
 }
 
 const runtime_description& runtime::description() const noexcept {
@@ -119,7 +138,8 @@ const runtime_description& runtime::description() const noexcept {
 std::exception_ptr runtime::drive(detail::task_header* root, detail::take_root_result take,
                                   void* into) {
     detail::root_reference reference(root, take, into);
-    if (core_->stopped) throw std::logic_error("block_on on a runtime that was shut down");
+    if (core_->closing.load(std::memory_order_acquire))
+        throw std::logic_error("block_on on a runtime that was shut down");
     return core_->driver->drive(reference);
 }
 

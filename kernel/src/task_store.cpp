@@ -67,6 +67,7 @@ void task_store::remove(task_id id) noexcept {
     s.next_free = free_head_;
     free_head_ = low;
     live_.store(live_.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
+    removed_.store(removed_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
 }
 
 task_header* task_store::find(task_id id) const noexcept {

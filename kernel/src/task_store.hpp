@@ -33,6 +33,11 @@ class task_store {
     task_header* find(task_id id) const noexcept;
     /// How many tasks are registered. Any thread may read it (a snapshot).
     std::size_t size() const noexcept { return live_.load(std::memory_order_relaxed); }
+    /// How many tasks have left the store since it was made (they finished).
+    /// Any thread may read it (a snapshot).
+    std::uint64_t removed_total() const noexcept {
+        return removed_.load(std::memory_order_relaxed);
+    }
     /// How many tasks it can hold at once.
     std::size_t max_size() const noexcept { return capacity_; }
 
@@ -56,6 +61,7 @@ class task_store {
     std::uint32_t free_head_ = 0;  ///< index + 1 of the first free slot, 0 = none
     /// Written by the owner only (load + store, no locked instruction), read by anyone.
     std::atomic<std::size_t> live_{0};
+    std::atomic<std::uint64_t> removed_{0};
 };
 
 }  // namespace rtkit::detail

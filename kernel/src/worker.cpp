@@ -13,6 +13,9 @@ namespace {
 /// How many idle-returning dispatch rounds a retiring worker gives cancelled
 /// tasks to unwind before it gives up on the ones that keep running.
 constexpr int retire_rounds = 1000;
+/// A draining worker busy with runnable tasks looks at the clock every this
+/// many polls.
+constexpr unsigned drain_deadline_check_interval = 16;
 }  // namespace
 
 worker::worker(scheduler& sched, std::shared_ptr<reactor> io, std::shared_ptr<timer_driver> timers,
@@ -179,6 +182,23 @@ void worker::execute(task_header* task) {
         next = (s & notified) ? (s & ~(running | notified)) | scheduled : s & ~running;
     } while (!task->state.compare_exchange_weak(s, next, std::memory_order_acq_rel));
     if (s & notified) lanes_->push(task, lane::ready, {});
+}
+
+void worker::run_until_drained(instant deadline) {
+    unsigned polls = 0;
+    auto drained = [this] {
+        return store_.size() == 0 || sched_.shutting_down.load(std::memory_order_relaxed);
+    };
+    while (!drained()) {
+        if (run_once()) {
+            if (++polls % drain_deadline_check_interval == 0 && now() >= deadline) return;
+            continue;
+        }
+        maintain();
+        if (has_runnable()) continue;
+        if (now() >= deadline) return;
+        park(drained, deadline);
+    }
 }
 
 void worker::complete(task_header* task) {

@@ -60,6 +60,11 @@ class worker {
     void run_loop_until(Stop&& stop, bool return_when_idle);
     /// Polls `task` once, now, wherever it is queued (or not).
     void execute(task_header* task);
+    /// Dispatches until no task is left in the store, the runtime shuts down,
+    /// or `deadline` passes: checked when idle, and every few polls in a busy
+    /// run (so self-waking tasks cannot hold it). When idle it waits in the
+    /// reactor, no later than `deadline`.
+    void run_until_drained(instant deadline);
 
     /// True when some task could run now without waiting (queued work, remote
     /// requests, or due timers).
@@ -88,8 +93,10 @@ class worker {
     void maintain();
     void drain_remote();
     void complete(task_header* task);
+    /// Waits in the reactor for I/O, a wake or the next timer, and no later
+    /// than `limit` when there is one.
     template <class Stop>
-    void park(Stop& stop);
+    void park(Stop& stop, std::optional<instant> limit = std::nullopt);
 
     scheduler& sched_;
     // Declared before the store so they outlive the tasks' unwinding in ~worker.
@@ -126,8 +133,9 @@ void worker::run_loop_until(Stop&& stop, bool return_when_idle) {
 }
 
 template <class Stop>
-void worker::park(Stop& stop) {
+void worker::park(Stop& stop, std::optional<instant> limit) {
     std::optional<instant> deadline = next_deadline();
+    if (limit && (!deadline || *limit < *deadline)) deadline = limit;
     duration timeout{-1};
     if (deadline) timeout = std::max(duration{0}, *deadline - timers_->now());
     sched_.park.store(scheduler::in_reactor, std::memory_order_seq_cst);

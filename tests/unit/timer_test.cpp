@@ -22,16 +22,19 @@ TEST_CASE("sleep: tasks interleave by deadline") {
     runtime rt;
     std::vector<int> order;
     rt.block_on([&]() -> task<void> {
-        auto a = spawn([](std::vector<int>& o) -> task<void> {
-            co_await sleep(30ms);
+        // Absolute deadlines: a late wake-up of b must not push its second
+        // deadline past a's.
+        const instant start = now();
+        auto a = spawn([](std::vector<int>& o, instant t0) -> task<void> {
+            co_await cx::current().sleep_until(t0 + 30ms);
             o.push_back(3);
-        }(order));
-        auto b = spawn([](std::vector<int>& o) -> task<void> {
-            co_await sleep(10ms);
+        }(order, start));
+        auto b = spawn([](std::vector<int>& o, instant t0) -> task<void> {
+            co_await cx::current().sleep_until(t0 + 10ms);
             o.push_back(1);
-            co_await sleep(10ms);
+            co_await cx::current().sleep_until(t0 + 20ms);
             o.push_back(2);
-        }(order));
+        }(order, start));
         co_await std::move(a);
         co_await std::move(b);
     }());

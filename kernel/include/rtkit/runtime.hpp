@@ -21,6 +21,13 @@ struct runtime_description {
     std::string reactor, timer, lanes;  ///< plugin name and file of each
 };
 
+/// What runtime::shutdown_timeout() did with the tasks alive when it began
+/// (block_on roots of other threads included).
+struct shutdown_report {
+    std::size_t finished = 0;   ///< ended on their own within the bound
+    std::size_t cancelled = 0;  ///< still alive at the bound: cancelled and unwound
+};
+
 /// A runtime: the kernel plus the reactor, timer driver and lane policy its
 /// configuration names, loaded from their plugin files.
 ///
@@ -79,6 +86,14 @@ class runtime {
     /// Stops the runtime: cancels live tasks and joins the background thread.
     /// Idempotent; the destructor calls it.
     void shutdown();
+
+    /// Graceful shutdown: no new block_on starts; the live tasks get up to
+    /// `bound` (on the runtime's clock) to finish on their own, driven on this
+    /// thread when it can borrow the worker, then the rest are cancelled and
+    /// unwound as by shutdown(). Called from one of this runtime's own tasks,
+    /// nothing can finish while it waits, so it cancels at once. After a
+    /// shutdown it does nothing and reports zeros.
+    shutdown_report shutdown_timeout(duration bound);
 
     /// True when no task (including a running block_on root) is alive.
     bool is_quiescent() const;

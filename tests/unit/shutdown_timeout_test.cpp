@@ -1,0 +1,120 @@
+// Graceful shutdown: live tasks get up to a bound to finish, then the rest are
+// cancelled and unwound, and the report says how many of each.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "test_support.hpp"
+
+using namespace rtkit;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// Sets `flag` when the task's frame is destroyed, however it ended.
+struct set_on_unwind {
+    std::atomic<bool>& flag;
+    ~set_on_unwind() { flag = true; }
+};
+
+}  // namespace
+
+TEST_CASE("shutdown_timeout: tasks that finish within the bound finish - none is cancelled") {
+    runtime rt;
+    std::atomic<int> done{0};
+    rt.block_on([&]() -> task<void> {
+        // Local tasks of this thread: nothing but this thread's drain can
+        // finish them, so the report counts each of them.
+        for (int i = 0; i < 20; ++i)
+            (void)cx::current().spawn_local([](std::atomic<int>& d) -> task<void> {
+                co_await sleep(5ms);
+                ++d;
+            }(done));
+        co_return;
+    }());
+    const auto start = std::chrono::steady_clock::now();
+    const shutdown_report report = rt.shutdown_timeout(60s);
+    CHECK(report.finished == 20);
+    CHECK(report.cancelled == 0);
+    CHECK(done == 20);
+    CHECK(std::chrono::steady_clock::now() - start < 30s);  // it did not wait out its bound
+    CHECK(rt.is_quiescent());
+    CHECK_THROWS_AS(rt.block_on(test::value_of(1)), std::logic_error);
+    CHECK(rt.shutdown_timeout(1s).finished == 0);  // a second call has nothing left to do
+}
+
+TEST_CASE(
+    "shutdown_timeout: the bound ends a busy run of self-waking tasks - which are cancelled") {
+    runtime rt;
+    std::atomic<bool> spinner_unwound{false};
+    std::atomic<long> spins{0};
+    std::atomic<bool> quick_done{false};
+    rt.block_on([&]() -> task<void> {
+        (void)spawn([](std::atomic<bool>& unwound, std::atomic<long>& n) -> task<void> {
+            set_on_unwind guard{unwound};
+            while (true) {
+                ++n;
+                co_await yield_now();  // always runnable: the drain never goes idle
+            }
+        }(spinner_unwound, spins));
+        // Local: it can only finish in this thread's drain, and is counted.
+        (void)cx::current().spawn_local([](std::atomic<bool>& d) -> task<void> {
+            co_await sleep(1ms);
+            d = true;
+        }(quick_done));
+        co_return;
+    }());
+    const auto start = std::chrono::steady_clock::now();
+    const shutdown_report report = rt.shutdown_timeout(50ms);
+    CHECK(std::chrono::steady_clock::now() - start >= 50ms);
+    CHECK(report.finished == 1);
+    CHECK(report.cancelled == 1);
+    CHECK(quick_done);
+    CHECK(spinner_unwound);
+    CHECK(spins > 0);
+}
+
+TEST_CASE("shutdown_timeout: while another thread holds the worker it waits out the bound") {
+    runtime rt;
+    test::manual_event never;
+    std::atomic<bool> cancelled{false};
+    std::thread holder([&] {
+        try {
+            rt.block_on([&]() -> task<void> {
+                co_await never.wait();  // shutdown's cancellation request wakes it
+                co_await sleep(std::chrono::hours(1));
+            }());
+        } catch (const bad_outcome_access&) {
+            cancelled = true;
+        }
+    });
+    for (int i = 0; i < 5000 && !never.armed(); ++i)
+        std::this_thread::sleep_for(1ms);
+    REQUIRE(never.armed());  // the holder's root waits: it keeps the worker
+    const auto start = std::chrono::steady_clock::now();
+    const shutdown_report report = rt.shutdown_timeout(50ms);
+    CHECK(std::chrono::steady_clock::now() - start >= 50ms);
+    CHECK(report.finished == 0);
+    CHECK(report.cancelled == 1);  // the holder's root
+    holder.join();
+    CHECK(cancelled);
+}
+
+TEST_CASE("shutdown_timeout: from inside the runtime's own task it cancels at once") {
+    runtime rt;
+    std::atomic<bool> sleeper_unwound{false};
+    shutdown_report report;
+    rt.block_on([&]() -> task<void> {
+        (void)spawn([](std::atomic<bool>& unwound) -> task<void> {
+            set_on_unwind guard{unwound};
+            co_await sleep(std::chrono::hours(1));
+        }(sleeper_unwound));
+        co_await yield_now();
+        report = rt.shutdown_timeout(std::chrono::hours(1));
+    }());
+    CHECK(report.finished == 0);
+    CHECK(report.cancelled == 2);  // the sleeper and this root
+    CHECK(sleeper_unwound);        // retired when the root's call handed the worker back
+}
