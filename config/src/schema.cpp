@@ -32,18 +32,18 @@ constexpr std::array table_specs{
 const std::array key_specs{
     key_spec{"runtime", "flavor", value_type::string, R"("current_thread")",
              "current_thread|multi_thread",
-             "current_thread: one worker that block_on borrows; multi_thread is accepted here "
-             "and refused by the kernel until it exists",
+             "current_thread: one worker that block_on borrows; multi_thread: `workers` threads "
+             "that steal work from each other",
              [](runtime_config& c, const config_value& v) { c.flavor = as_string(v); },
              [](const runtime_config& c) { return config_value(c.flavor); }},
     // Checked here for range; the kernel refuses anything but 1 for current_thread.
     key_spec{"runtime", "workers", value_type::integer, "1", "",
              "worker threads: exactly 1 for current_thread (the kernel refuses more); "
-             "multi_thread will run this many",
+             "multi_thread runs this many, 0 = one per CPU",
              [](runtime_config& c, const config_value& v) {
                  c.workers = static_cast<int>(std::get<std::int64_t>(v));
              },
-             [](const runtime_config& c) { return config_value(std::int64_t{c.workers}); }, 1,
+             [](const runtime_config& c) { return config_value(std::int64_t{c.workers}); }, 0,
              1024},
     key_spec{"runtime", "name", value_type::string, R"("rtkit")", "",
              "shown in diagnostics and thread names",

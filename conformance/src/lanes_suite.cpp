@@ -1,7 +1,6 @@
 // The lane policy conformance suite: what any policy must do, whatever its
 // notion of fairness.
 #include <algorithm>
-#include <chrono>
 #include <random>
 #include <set>
 #include <vector>
@@ -12,7 +11,6 @@
 namespace rtkit::conformance {
 namespace {
 
-using namespace std::chrono_literals;
 using detail::require;
 
 /// Tasks the tests push: the policy sees only their schedulable part.
@@ -32,57 +30,44 @@ int id_of(schedulable* s) {
     return static_cast<fake_task*>(s)->id;
 }
 
-/// Far enough in the future that timed tasks are always due.
-const instant far_future = instant(rtkit::duration(INT64_MAX / 2));
-
-void fifo_within_ready(const detail::factory<lane_policy>& make) {
+void empty_policy_pops_nothing(const detail::factory<lane_policy>& make) {
     auto p = make();
-    auto tasks = make_tasks(100);
-    const instant now{};
-    require(p->pop(now) == nullptr, "pop() on an empty policy returned a task");
-    for (auto& t : tasks)
-        p->push(&t, lane::ready, now);
-    require(p->size() == 100, "size() is " + std::to_string(p->size()) + " after 100 pushes");
-    for (int i = 0; i < 100; ++i) {
-        schedulable* s = p->pop(now);
-        require(s != nullptr, "pop() returned nothing with ready tasks queued");
-        require(id_of(s) == i, "ready lane is not FIFO: popped task " + std::to_string(id_of(s)) +
-                                   " where task " + std::to_string(i) + " was next");
-        require(p->size() == static_cast<std::size_t>(99 - i), "size() did not follow pops");
-    }
-    require(p->pop(now) == nullptr, "pop() returned a task after every task was popped");
+    require(p->size() == 0, "size() of a new policy is not 0");
+    require(p->pop() == nullptr, "pop() on an empty policy returned a task");
+    schedulable* out[4] = {};
+    require(p->steal(out, 4) == 0, "steal() on an empty policy gave tasks away");
 }
 
 void cancel_before_ready(const detail::factory<lane_policy>& make) {
     auto p = make();
     auto tasks = make_tasks(3);
-    const instant now{};
-    p->push(&tasks[0], lane::ready, now);
-    p->push(&tasks[1], lane::ready, now);
-    p->push(&tasks[2], lane::cancel, now);
-    require(id_of(p->pop(now)) == 2, "a cancel-lane task did not run before ready tasks");
-    require(id_of(p->pop(now)) == 0 && id_of(p->pop(now)) == 1,
-            "ready tasks came back out of order after a cancel task");
+    p->push(&tasks[0], lane::ready);
+    p->push(&tasks[1], lane::ready);
+    p->push(&tasks[2], lane::cancel);
+    require(p->size() == 3, "size() is " + std::to_string(p->size()) + " after 3 pushes");
+    require(id_of(p->pop()) == 2, "a cancel-lane task did not run before ready tasks");
+    std::set<int> rest{id_of(p->pop()), id_of(p->pop())};
+    require(rest == std::set<int>{0, 1}, "the ready tasks did not come back after the cancel task");
+    require(p->pop() == nullptr && p->size() == 0, "tasks came back that were never pushed");
 }
 
 void cancel_stream_does_not_starve_ready(const detail::factory<lane_policy>& make) {
     auto p = make();
     auto ready_tasks = make_tasks(10);
     auto cancel_tasks = make_tasks(2);
-    const instant now{};
     for (auto& t : ready_tasks)
-        p->push(&t, lane::ready, now);
+        p->push(&t, lane::ready);
     for (auto& t : cancel_tasks)
-        p->push(&t, lane::cancel, now);
+        p->push(&t, lane::cancel);
     // Every cancel task popped is pushed again at once: an endless cancel stream.
     int ready_run = 0;
     int pops = 0;
     for (; pops < 100'000 && ready_run < 10; ++pops) {
-        schedulable* s = p->pop(now);
+        schedulable* s = p->pop();
         require(s != nullptr, "pop() returned nothing with tasks queued");
         const bool is_cancel = s == &cancel_tasks[0] || s == &cancel_tasks[1];
         if (is_cancel)
-            p->push(s, lane::cancel, now);
+            p->push(s, lane::cancel);
         else
             ++ready_run;
     }
@@ -91,36 +76,34 @@ void cancel_stream_does_not_starve_ready(const detail::factory<lane_policy>& mak
                 " of 10 ready tasks ran in " + std::to_string(pops) + " pops");
 }
 
-void timed_not_before_deadline(const detail::factory<lane_policy>& make) {
+void promote_moves_a_ready_task_to_cancel(const detail::factory<lane_policy>& make) {
     auto p = make();
-    auto tasks = make_tasks(2);
-    const instant now = instant(rtkit::duration(1'000'000'000));
-    const instant later = now + 100ms, earlier = now + 50ms;
-    p->push(&tasks[0], lane::timed, later);
-    p->push(&tasks[1], lane::timed, earlier);
-    require(p->size() == 2, "size() does not count timed tasks");
-    require(p->pop(now) == nullptr, "a timed task ran before its deadline");
-    const auto next = p->next_deadline();
-    require(next.has_value() && *next == earlier,
-            "next_deadline() is not the earliest timed deadline");
-    require(p->pop(earlier - 1ns) == nullptr, "a timed task ran 1 ns before its deadline");
-    schedulable* first = p->pop(later);
-    schedulable* second = p->pop(later);
-    require(first && second, "due timed tasks were not returned");
-    require(id_of(first) == 1 && id_of(second) == 0, "timed tasks did not run earliest first");
-    require(!p->next_deadline().has_value(), "next_deadline() is set with the timed lane empty");
+    auto tasks = make_tasks(5);
+    for (auto& t : tasks)
+        p->push(&t, lane::ready);
+    p->promote(&tasks[3]);
+    require(p->size() == 5, "promote() changed size()");
+    require(id_of(p->pop()) == 3, "a promoted task did not run before the ready tasks");
+    // The promoted task left the ready lane: it is neither stolen nor popped again.
+    schedulable* out[8] = {};
+    const std::size_t stolen = p->steal(out, 8);
+    std::set<int> seen;
+    for (std::size_t i = 0; i < stolen; ++i)
+        seen.insert(id_of(out[i]));
+    while (schedulable* s = p->pop())
+        require(seen.insert(id_of(s)).second, "a task came back twice after promote()");
+    require(seen == std::set<int>{0, 1, 2, 4},
+            "after promote() the other ready tasks did not all come back exactly once");
 }
 
 void steal_takes_only_ready(const detail::factory<lane_policy>& make) {
     auto p = make();
     auto tasks = make_tasks(11);
-    const instant now{};
     for (int i = 0; i < 3; ++i)
-        p->push(&tasks[i], lane::cancel, now);
-    for (int i = 3; i < 6; ++i)
-        p->push(&tasks[i], lane::timed, now);
-    for (int i = 6; i < 11; ++i)
-        p->push(&tasks[i], lane::ready, now);
+        p->push(&tasks[i], lane::cancel);
+    for (int i = 3; i < 11; ++i)
+        p->push(&tasks[i], lane::ready);
+    p->promote(&tasks[4]);  // a cancel-lane task too, now
     schedulable* out[16] = {};
     const std::size_t two = p->steal(out, 2);
     require(two <= 2, "steal(max = 2) gave away " + std::to_string(two) + " tasks");
@@ -129,31 +112,18 @@ void steal_takes_only_ready(const detail::factory<lane_policy>& make) {
     require(stolen >= 1, "steal() gave nothing away although ready tasks were queued");
     std::set<int> seen;
     for (std::size_t i = 0; i < stolen; ++i) {
-        require(id_of(out[i]) >= 6, "steal() gave away a cancel or timed task (task " +
-                                        std::to_string(id_of(out[i])) + ")");
-        seen.insert(id_of(out[i]));
+        const int id = id_of(out[i]);
+        require(id >= 3 && id != 4,
+                "steal() gave away a cancel-lane task (task " + std::to_string(id) + ")");
+        seen.insert(id);
     }
     require(seen.size() == stolen, "steal() gave the same task twice");
     require(p->size() == 11 - stolen, "size() did not drop by the number of stolen tasks");
-    while (schedulable* s = p->pop(far_future)) {
+    while (schedulable* s = p->pop()) {
         require(seen.insert(id_of(s)).second, "a stolen task was also popped");
     }
     require(seen.size() == 11,
             "tasks were lost: " + std::to_string(seen.size()) + " of 11 came back");
-}
-
-void size_counts_every_lane(const detail::factory<lane_policy>& make) {
-    auto p = make();
-    auto tasks = make_tasks(9);
-    const instant now{};
-    require(p->size() == 0, "size() of a new policy is not 0");
-    for (int i = 0; i < 9; ++i)
-        p->push(&tasks[i], static_cast<lane>(i % 3), now + rtkit::duration(i));
-    require(p->size() == 9, "size() is " + std::to_string(p->size()) + " after 9 pushes");
-    std::size_t expected = 9;
-    while (p->pop(far_future))
-        require(p->size() == --expected, "size() did not follow a pop");
-    require(expected == 0, "not every task came back");
 }
 
 void random_mix_loses_nothing(const detail::factory<lane_policy>& make) {
@@ -161,35 +131,56 @@ void random_mix_loses_nothing(const detail::factory<lane_policy>& make) {
     constexpr int count = 20'000;
     auto tasks = make_tasks(count);
     std::mt19937 random(7);
-    std::uniform_int_distribution<int> pick_lane(0, 2);
-    std::uniform_int_distribution<std::int64_t> pick_delay(0, 1000);
-    instant now = instant(rtkit::duration(1'000'000));
-    std::vector<int> popped(count, 0);
+    std::vector<int> returned(count, 0);
+    std::vector<int> ready_queued;  // ids pushed to ready, not yet returned or promoted
+    std::vector<bool> in_ready(count, false);
     int next_push = 0;
     std::size_t queued = 0;
+    schedulable* out[8];
+    auto note_returned = [&](schedulable* s) {
+        const int id = id_of(s);
+        ++returned[static_cast<std::size_t>(id)];
+        in_ready[static_cast<std::size_t>(id)] = false;
+        --queued;
+    };
     while (next_push < count || queued > 0) {
-        if (next_push < count && (random() % 3 != 0 || queued == 0)) {
-            fake_task& t = tasks[static_cast<std::size_t>(next_push++)];
-            t.pushed_to = static_cast<lane>(pick_lane(random));
-            p->push(&t, t.pushed_to, now + rtkit::duration(pick_delay(random)));
-            ++queued;
-        } else {
-            now += rtkit::duration(50);
-            if (schedulable* s = p->pop(now)) {
-                ++popped[static_cast<std::size_t>(id_of(s))];
-                --queued;
-            } else {
-                const auto next = p->next_deadline();
-                require(next.has_value() && *next > now,
-                        "pop() returned nothing while a task was eligible to run");
+        const unsigned action = random() % 8;
+        if (next_push < count && (action < 4 || queued == 0)) {
+            fake_task& t = tasks[static_cast<std::size_t>(next_push)];
+            t.pushed_to = random() % 4 == 0 ? lane::cancel : lane::ready;
+            p->push(&t, t.pushed_to);
+            if (t.pushed_to == lane::ready) {
+                in_ready[static_cast<std::size_t>(next_push)] = true;
+                ready_queued.push_back(next_push);
             }
+            ++next_push;
+            ++queued;
+        } else if (action == 4 && !ready_queued.empty()) {
+            // Promote a task still in the ready lane (the kernel only
+            // promotes tasks it knows are there).
+            const std::size_t at = random() % ready_queued.size();
+            const int id = ready_queued[at];
+            ready_queued[at] = ready_queued.back();
+            ready_queued.pop_back();
+            if (in_ready[static_cast<std::size_t>(id)]) {
+                p->promote(&tasks[static_cast<std::size_t>(id)]);
+                in_ready[static_cast<std::size_t>(id)] = false;
+            }
+        } else if (action == 5) {
+            const std::size_t n = p->steal(out, 1 + random() % 8);
+            for (std::size_t i = 0; i < n; ++i)
+                note_returned(out[i]);
+        } else if (schedulable* s = p->pop()) {
+            note_returned(s);
+        } else {
+            require(queued == 0, "pop() returned nothing with tasks queued");
         }
         require(p->size() == queued, "size() drifted from the number of queued tasks");
     }
     for (int i = 0; i < count; ++i)
-        if (popped[static_cast<std::size_t>(i)] != 1)
-            require(false, "task " + std::to_string(i) + " was popped " +
-                               std::to_string(popped[static_cast<std::size_t>(i)]) + " times");
+        if (returned[static_cast<std::size_t>(i)] != 1)
+            require(false, "task " + std::to_string(i) + " came back " +
+                               std::to_string(returned[static_cast<std::size_t>(i)]) + " times");
 }
 
 }  // namespace
@@ -198,12 +189,11 @@ report run_lanes_conformance(const std::filesystem::path& file, const option_tab
     return detail::run_cases<lane_policy>(
         file, options,
         {
-            {"fifo_within_ready", &fifo_within_ready},
+            {"empty_policy_pops_nothing", &empty_policy_pops_nothing},
             {"cancel_before_ready", &cancel_before_ready},
             {"cancel_stream_does_not_starve_ready", &cancel_stream_does_not_starve_ready},
-            {"timed_not_before_deadline", &timed_not_before_deadline},
+            {"promote_moves_a_ready_task_to_cancel", &promote_moves_a_ready_task_to_cancel},
             {"steal_takes_only_ready", &steal_takes_only_ready},
-            {"size_counts_every_lane", &size_counts_every_lane},
             {"random_mix_loses_nothing", &random_mix_loses_nothing},
         });
 }

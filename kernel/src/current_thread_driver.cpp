@@ -11,6 +11,11 @@
 
 namespace rtkit::detail {
 
+void retire_worker::operator()(worker* w) const noexcept {
+    scoped_driving here(&w->get_handle());
+    w->group().retire();
+}
+
 namespace {
 /// The parked background thread re-checks the shutdown flag at least this often.
 constexpr auto background_wait_slice = std::chrono::milliseconds(100);
@@ -67,8 +72,7 @@ class driving_scope {
 
 class current_thread_driver::loan {
   public:
-    loan(current_thread_driver& driver, std::unique_ptr<worker> w)
-        : driver_(driver), worker_(std::move(w)) {
+    loan(current_thread_driver& driver, held_worker w) : driver_(driver), worker_(std::move(w)) {
         driver_.holder_thread_.store(std::this_thread::get_id(), std::memory_order_relaxed);
     }
     ~loan() {
@@ -82,12 +86,12 @@ class current_thread_driver::loan {
 
   private:
     current_thread_driver& driver_;
-    std::unique_ptr<worker> worker_;
+    held_worker worker_;
 };
 
-current_thread_driver::current_thread_driver(scheduler& sched, region_node& root_region)
-    : sched_(sched), root_region_(root_region) {
-    sched_.on_wake_resting = [this] {
+current_thread_driver::current_thread_driver(worker_group& group, region_node& root_region)
+    : group_(group), worker_(group.worker_at(0)), root_region_(root_region) {
+    worker_.park_state().on_wake_resting = [this] {
         start_background();
         std::lock_guard lock(mutex_);
         changed_.notify_all();
@@ -98,13 +102,13 @@ current_thread_driver::~current_thread_driver() {
     if (background_.joinable()) background_.join();
 }
 
-void current_thread_driver::adopt(std::unique_ptr<worker> w) {
+void current_thread_driver::adopt(held_worker w) {
     std::lock_guard lock(mutex_);
     slot_ = slot_state::returned;
     held_ = std::move(w);
     resting_ = true;
     resting_deadline_.reset();
-    sched_.park.store(scheduler::resting, std::memory_order_seq_cst);
+    worker_.park_state().announce(parker::resting);
 }
 
 void current_thread_driver::start_background() noexcept {
@@ -123,7 +127,7 @@ void current_thread_driver::start_background() noexcept {
     }
 }
 
-void current_thread_driver::stop_background_after_failure(std::unique_ptr<worker> w,
+void current_thread_driver::stop_background_after_failure(held_worker w,
                                                           std::exception_ptr error) noexcept {
     const char* what = "an exception that is not a std::exception";
     try {
@@ -136,7 +140,7 @@ void current_thread_driver::stop_background_after_failure(std::unique_ptr<worker
                  "rtkit: the runtime's background thread stopped after an error (%s): spawned "
                  "tasks run during the next block_on instead\n",
                  what);
-    std::unique_ptr<worker> retired;
+    held_worker retired;
     {
         std::lock_guard lock(mutex_);
         if (slot_ == slot_state::closed) {
@@ -158,7 +162,7 @@ bool current_thread_driver::driven_by_this_thread() const noexcept {
     return holder_thread_.load(std::memory_order_relaxed) == std::this_thread::get_id();
 }
 
-void current_thread_driver::run_background(std::unique_ptr<worker> w) {
+void current_thread_driver::run_background(held_worker w) {
     if (!w) {
         std::unique_lock lock(mutex_);
         w = take_back_when_needed(lock);
@@ -169,7 +173,7 @@ void current_thread_driver::run_background(std::unique_ptr<worker> w) {
     while (w) {
         try {
             driving_scope driving(holder_thread_);
-            scoped_worker holder(w.get(), &sched_);
+            scoped_driving holder(&w->get_handle());
             w->rescue_stranded();
             w->run_loop_until(handover_requested, false);
         } catch (...) {
@@ -179,7 +183,7 @@ void current_thread_driver::run_background(std::unique_ptr<worker> w) {
             stop_background_after_failure(std::move(w), std::current_exception());
             return;
         }
-        if (sched_.shutting_down.load(std::memory_order_acquire)) break;
+        if (group_.shutting_down()) break;
 
         std::unique_lock lock(mutex_);
         if (slot_ == slot_state::closed) break;
@@ -206,24 +210,24 @@ void current_thread_driver::run_background(std::unique_ptr<worker> w) {
     w.reset();  // retire on this thread, with no lock held
 }
 
-std::unique_ptr<worker> current_thread_driver::take_back_when_needed(
+held_worker current_thread_driver::take_back_when_needed(
     std::unique_lock<sync::detail::spin_lock>& lock) {
     while (true) {
         if (slot_ == slot_state::closed) return nullptr;  // shutdown() retired what it held
         if (slot_ == slot_state::returned && resting_worker_needs_driving()) {
             slot_ = slot_state::background;
-            sched_.park.store(scheduler::dispatching, std::memory_order_seq_cst);
+            worker_.park_state().clear();
             changed_.notify_all();
             return std::move(held_);
         }
-        if (sched_.shutting_down.load(std::memory_order_acquire)) {
+        if (group_.shutting_down()) {
             lock.unlock();
             shutdown();
             lock.lock();
             return nullptr;
         }
         if (slot_ == slot_state::returned && resting_deadline_) {
-            duration left = *resting_deadline_ - sched_.now();
+            duration left = *resting_deadline_ - worker_.now();
             changed_.wait_for(lock, std::min<duration>(left, background_wait_slice));
         } else {
             changed_.wait_for(lock, background_wait_slice);
@@ -232,11 +236,11 @@ std::unique_ptr<worker> current_thread_driver::take_back_when_needed(
 }
 
 bool current_thread_driver::resting_worker_needs_driving() const {
-    if (!resting_ || sched_.remote_pending()) return true;
-    return resting_deadline_ && *resting_deadline_ <= sched_.now();
+    if (!resting_ || worker_.inbox_may_have_items()) return true;
+    return resting_deadline_ && *resting_deadline_ <= worker_.now();
 }
 
-std::unique_ptr<worker> current_thread_driver::acquire() {
+held_worker current_thread_driver::acquire() {
     const std::thread::id me = std::this_thread::get_id();
     std::unique_lock lock(mutex_);
     switch (slot_) {
@@ -246,7 +250,7 @@ std::unique_ptr<worker> current_thread_driver::acquire() {
             slot_ = slot_state::loaned;
             // No fence needed: a submitter that still sees `resting` only makes
             // a spurious notify, and parking later publishes with seq_cst.
-            sched_.park.store(scheduler::dispatching, std::memory_order_relaxed);
+            worker_.park_state().clear();
             return std::move(held_);
         case slot_state::background:
             slot_ = slot_state::requested;
@@ -256,7 +260,7 @@ std::unique_ptr<worker> current_thread_driver::acquire() {
             return nullptr;
     }
     handover_requested_.store(true, std::memory_order_release);
-    sched_.io().wake();  // the background thread may be blocked in the reactor
+    group_.io().wake();  // the background thread may be blocked in the reactor
     while (true) {
         if (slot_ == slot_state::offered && requester_ == me) {
             slot_ = slot_state::loaned;
@@ -277,11 +281,11 @@ std::unique_ptr<worker> current_thread_driver::acquire() {
     }
 }
 
-void current_thread_driver::release(std::unique_ptr<worker> w) {
+void current_thread_driver::release(held_worker w) {
     // Registered I/O needs someone in the reactor: such a worker never rests.
-    const bool idle = !w->has_runnable() && !w->has_io();
+    const bool idle = !w->has_runnable() && !group_.has_io();
     std::optional<instant> deadline = idle ? w->next_deadline() : std::nullopt;
-    std::unique_ptr<worker> retired;
+    held_worker retired;
     {
         std::lock_guard lock(mutex_);
         if (slot_ == slot_state::closed) {
@@ -291,12 +295,12 @@ void current_thread_driver::release(std::unique_ptr<worker> w) {
             held_ = std::move(w);
             resting_ = idle;
             resting_deadline_ = deadline;
-            if (idle) sched_.park.store(scheduler::resting, std::memory_order_seq_cst);
+            if (idle) worker_.park_state().announce(parker::resting);
         }
     }
     // An idle worker rests without a handshake; remote work that raced with the
     // store above is caught by the remote_pending check.
-    if (!idle || sched_.remote_pending() || deadline) {
+    if (!idle || worker_.inbox_may_have_items() || deadline) {
         if (!retired) start_background();
         std::lock_guard lock(mutex_);
         changed_.notify_all();
@@ -306,11 +310,10 @@ void current_thread_driver::release(std::unique_ptr<worker> w) {
 
 void current_thread_driver::drain_until(instant deadline) {
     if (driven_by_this_thread()) return;
-    const task_store& store = sched_.home()->store();  // size() may be read from any thread
-    while (store.size() > 0 && sched_.now() < deadline) {
-        if (std::unique_ptr<worker> w = acquire()) {
+    while (group_.live_tasks() > 0 && worker_.now() < deadline) {
+        if (held_worker w = acquire()) {
             loan borrowed(*this, std::move(w));
-            scoped_worker holder(&borrowed.get(), &sched_);
+            scoped_driving holder(&borrowed.get().get_handle());
             borrowed.get().rescue_stranded();
             borrowed.get().run_until_drained(deadline);
             return;
@@ -319,12 +322,12 @@ void current_thread_driver::drain_until(instant deadline) {
         // thread that keeps local tasks): look again when the slot changes,
         // or after a short while.
         std::unique_lock lock(mutex_);
-        changed_.wait_for(lock, std::min<duration>(deadline - sched_.now(), drain_observe_slice));
+        changed_.wait_for(lock, std::min<duration>(deadline - worker_.now(), drain_observe_slice));
     }
 }
 
 void current_thread_driver::shutdown() {
-    std::unique_ptr<worker> retired;
+    held_worker retired;
     {
         std::lock_guard lock(mutex_);
         slot_ = slot_state::closed;
@@ -335,13 +338,12 @@ void current_thread_driver::shutdown() {
 }
 
 void current_thread_driver::shutdown_from_caller() {
-    std::unique_ptr<worker> w;
+    held_worker w;
     // From a task or root this thread polls, the worker is busy further up the
     // stack: whoever drives it retires it when its drive unwinds.
     if (!driven_by_this_thread()) w = acquire();
-    sched_.shutting_down.store(true, std::memory_order_release);
+    group_.begin_shutdown();
     shutdown();
-    sched_.io().wake();
     w.reset();  // retire here: the caller's local tasks unwind on their own thread
     std::thread background;
     {
@@ -379,18 +381,18 @@ std::exception_ptr current_thread_driver::drive(root_reference& reference) {
     if (driven_by_this_thread()) {
         // Nested in a task or root this thread polls: drive the worker here,
         // between that poll's frames (it is idle at this point of its loop).
-        scoped_worker holder(sched_.home(), &sched_);
-        return drive_root_on(*sched_.home(), reference, true);
+        scoped_driving holder(&worker_.get_handle());
+        return drive_root_on(worker_, reference, true);
     }
-    if (std::unique_ptr<worker> w = acquire()) {
+    if (held_worker w = acquire()) {
         loan borrowed(*this, std::move(w));
-        scoped_worker holder(&borrowed.get(), &sched_);
+        scoped_driving holder(&borrowed.get().get_handle());
         borrowed.get().rescue_stranded();
         return drive_root_on(borrowed.get(), reference, false);
     }
     // Another thread holds the worker: poll the root here without it.
     poll_directly(root);
-    scoped_task retiring(root, &sched_);
+    scoped_task retiring(root);
     return reference.retire();
 }
 
@@ -400,15 +402,16 @@ std::exception_ptr current_thread_driver::drive_root_on(worker& w, root_referenc
     // The root is a registered task for the life of the call.
     const task_id id = w.store().insert(root);
     root->id = id;
+    root->admitted_by = w.index();
     std::exception_ptr plugin_error;
     try {
         bool cancel_sent = false;
         bool first_poll = true;
         while (true) {
-            if (!cancel_sent && sched_.shutting_down.load(std::memory_order_acquire)) {
+            if (!cancel_sent && group_.shutting_down()) {
                 // Shutdown while the root runs: it unwinds at its next await point.
                 cancel_sent = true;
-                request_cancel(root, cancel_reason{"runtime shut down"});
+                worker_.get_handle().request_cancel(root, cancel_reason{"runtime shut down"});
             }
             if (std::exchange(first_poll, false) || take_root_wake(root)) {
                 poll_root(root);
@@ -437,7 +440,7 @@ std::exception_ptr current_thread_driver::drive_root_on(worker& w, root_referenc
     // it is done.
     std::exception_ptr destructor_error;
     {
-        scoped_task retiring(root, &sched_);
+        scoped_task retiring(root);
         destructor_error = reference.retire();
     }
     w.store().remove(id);
@@ -445,7 +448,7 @@ std::exception_ptr current_thread_driver::drive_root_on(worker& w, root_referenc
 
     // Bounded drain: run what is runnable now, never wait on timers or I/O.
     // A nested drive skips it: the drive further up keeps dispatching.
-    if (!nested && (w.has_runnable() || w.has_io())) {
+    if (!nested && (w.has_runnable() || group_.has_io())) {
         unsigned checks = 0;
         w.run_loop_until([&] { return ++checks > post_root_drain_turns; }, true);
     }
@@ -453,7 +456,7 @@ std::exception_ptr current_thread_driver::drive_root_on(worker& w, root_referenc
 }
 
 void current_thread_driver::poll_root(task_header* root) {
-    scoped_task polling(root, &sched_);
+    scoped_task polling(root);
     if (!root->leaf_ready || root->leaf_ready(root->leaf)) {
         root->leaf_ready = nullptr;
         root->resume_point.resume();

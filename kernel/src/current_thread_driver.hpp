@@ -11,10 +11,18 @@
 
 #include "rtkit/detail/region_node.hpp"
 #include "rtkit/sync/spin_lock.hpp"
-#include "scheduler.hpp"
 #include "worker.hpp"
 
 namespace rtkit::detail {
+
+/// Ends the current-thread worker's life when the last hold on it goes:
+/// retires it (cancels and unwinds every task) on the thread that drops it.
+struct retire_worker {
+    void operator()(worker* w) const noexcept;
+};
+/// The right to drive the current-thread runtime's worker, held by one owner
+/// at a time (the slot, the background thread, or a block_on caller).
+using held_worker = std::unique_ptr<worker, retire_worker>;
 
 /// block_on's reference to its root task. The driver retires it where the root
 /// ran; if the drive ends by an exception first, the destructor drops it.
@@ -56,8 +64,8 @@ class root_reference {
 /// socket call, no lock contention).
 class current_thread_driver {
   public:
-    /// Roots of block_on join `root_region`.
-    current_thread_driver(scheduler& sched, region_node& root_region);
+    /// Drives the one worker of `group`; roots of block_on join `root_region`.
+    current_thread_driver(worker_group& group, region_node& root_region);
     /// Joins the background thread if shutdown_from_caller did not.
     ~current_thread_driver();
     current_thread_driver(const current_thread_driver&) = delete;
@@ -65,13 +73,13 @@ class current_thread_driver {
 
     /// Takes the runtime's idle worker: it rests in the slot until a block_on
     /// borrows it or work for it starts the background thread.
-    void adopt(std::unique_ptr<worker> w);
+    void adopt(held_worker w);
 
     /// Body of the background thread: dispatches until a caller asks for the
     /// worker, offers it, waits for it to come back, repeats; retires the worker
     /// on shutdown. Without `w` it first waits for a returned worker that must
     /// be driven.
-    void run_background(std::unique_ptr<worker> w);
+    void run_background(held_worker w);
 
     /// Runs the block_on root to completion on the calling thread, then
     /// retires it there (see root_reference::retire).
@@ -112,13 +120,12 @@ class current_thread_driver {
     /// Ends the background thread after `error` escaped its dispatch loop:
     /// reports it once on stderr and puts the worker back in the slot for the
     /// next block_on (or retires it when shutdown closed the slot).
-    void stop_background_after_failure(std::unique_ptr<worker> w,
-                                       std::exception_ptr error) noexcept;
+    void stop_background_after_failure(held_worker w, std::exception_ptr error) noexcept;
     /// Waits the worker back: until it sits returned in the slot and must be
     /// driven, then takes it. Null when shutdown closed the slot.
-    std::unique_ptr<worker> take_back_when_needed(std::unique_lock<sync::detail::spin_lock>& lock);
-    std::unique_ptr<worker> acquire();
-    void release(std::unique_ptr<worker> w);
+    held_worker take_back_when_needed(std::unique_lock<sync::detail::spin_lock>& lock);
+    held_worker acquire();
+    void release(held_worker w);
     /// Polls the root whenever it is woken and dispatches the worker in
     /// between, until the root finishes; then retires the root there. Every
     /// exit path (a plugin throwing under the drive included) leaves the root
@@ -134,7 +141,8 @@ class current_thread_driver {
     /// Polls the root once, with its context installed.
     void poll_root(task_header* root);
 
-    scheduler& sched_;
+    worker_group& group_;
+    worker& worker_;  ///< the group's one worker (whoever holds it drives it)
     region_node& root_region_;
     /// Guards the slot. A spin lock: block_on takes it twice per call, and its
     /// plain-store unlock saves two locked instructions per call over a mutex
@@ -143,8 +151,8 @@ class current_thread_driver {
     std::condition_variable_any changed_;
     slot_state slot_ = slot_state::background;
     std::thread::id requester_;
-    std::unique_ptr<worker> held_;  ///< offered or returned worker
-    bool resting_ = false;          ///< the returned worker was idle
+    held_worker held_;      ///< offered or returned worker
+    bool resting_ = false;  ///< the returned worker was idle
     std::optional<instant> resting_deadline_;
     /// Raised while a caller waits for the worker; the background dispatch
     /// loop stops at its next boundary when it sees it.

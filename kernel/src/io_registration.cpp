@@ -2,55 +2,69 @@
 
 #include "rtkit/cx.hpp"
 #include "rtkit/detail/io.hpp"
-#include "scheduler.hpp"
 #include "thread_context.hpp"
 #include "worker.hpp"
 
 namespace rtkit::detail {
 
-namespace {
-worker& holder_or_throw() {
-    worker* w = this_thread().active_worker;
-    if (!w)
-        throw no_runtime_error(
-            "I/O needs a runtime's worker: run it in a task, or in a block_on root that holds the "
-            "worker");
-    return *w;
-}
-}  // namespace
-
 io_registration::io_registration(int fd, interest what) {
-    worker& w = holder_or_throw();
-    reactor_ = &w.io();
-    sched_ = &w.sched();
-    token_ = reactor_->add(fd, what);
-    w.io_registered(+1);
+    task_header* task = current_task();
+    if (!task)
+        throw no_runtime_error("I/O needs a runtime: run it in a task, or in a block_on root");
+    handle& home = task->home();
+    worker_group& group = home.group();
+    if (!group.io_shared() && !home.driven_here())
+        throw no_runtime_error(
+            "I/O needs the runtime's worker: run it in a task, or in a block_on root that drives "
+            "the worker (another thread drives it now)");
+    worker_group::io_lock lock(group);
+    token_ = group.io().add(fd, what);
+    reactor_ = &group.io();
+    group_ = &group;
+    shared_ = group.io_shared();
+    group.io_registered(+1);
 }
 
 io_registration::io_registration(io_registration&& other) noexcept
     : reactor_(std::exchange(other.reactor_, nullptr)),
-      sched_(std::exchange(other.sched_, nullptr)),
-      token_(std::exchange(other.token_, 0)) {}
+      group_(std::exchange(other.group_, nullptr)),
+      token_(std::exchange(other.token_, 0)),
+      shared_(other.shared_) {}
 
 io_registration& io_registration::operator=(io_registration&& other) noexcept {
     if (this != &other) {
         reset();
         reactor_ = std::exchange(other.reactor_, nullptr);
-        sched_ = std::exchange(other.sched_, nullptr);
+        group_ = std::exchange(other.group_, nullptr);
         token_ = std::exchange(other.token_, 0);
+        shared_ = other.shared_;
     }
     return *this;
 }
 
 void io_registration::reset() noexcept {
     if (!reactor_) return;
-    reactor_->remove(token_);
-    if (worker* home = sched_->home()) home->io_registered(-1);
+    {
+        worker_group::io_lock lock(*group_);
+        reactor_->remove(token_);
+    }
+    group_->io_registered(-1);
     reactor_ = nullptr;
 }
 
 void io_registration::modify(interest what) {
+    worker_group::io_lock lock(*group_);
     reactor_->modify(token_, what);
+}
+
+unsigned io_registration::poll_ready_shared(interest want, const waker& w) {
+    worker_group::io_lock lock(*group_);
+    return reactor_->poll_ready(token_, want, w);
+}
+
+void io_registration::clear_ready_shared(unsigned bits) noexcept {
+    worker_group::io_lock lock(*group_);
+    reactor_->clear_ready(token_, bits);
 }
 
 bool io_registration::ready_awaiter::await_suspend(std::coroutine_handle<>) {

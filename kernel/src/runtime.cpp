@@ -3,11 +3,12 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "current_thread_driver.hpp"
+#include "multi_thread_driver.hpp"
 #include "rtkit/detail/region_node.hpp"
 #include "rtkit/plugin_loader.hpp"
-#include "scheduler.hpp"
 #include "thread_context.hpp"
 #include "worker.hpp"
 
@@ -16,11 +17,22 @@ namespace detail {
 
 namespace {
 
-/// Creates the first plugin of `selection` that starts. Each one skipped is
-/// reported once on stderr with its reason; a strict selection fails instead.
+/// The most workers a runtime may have (worker indexes leave one bit free).
+constexpr int max_workers = 0x7FFF;
+
+/// A plugin chosen for a slot: the file, its options, and a name for diagnostics.
+struct chosen_plugin {
+    std::filesystem::path file;
+    option_table options;
+    std::string description;
+};
+
+/// Creates the first plugin of `selection` that starts, and says which it was.
+/// Each one skipped is reported once on stderr with its reason; a strict
+/// selection fails instead.
 template <class Interface>
 std::shared_ptr<Interface> start_plugin(const plugin_loader& loader,
-                                        const plugin_selection& selection, std::string& chosen) {
+                                        const plugin_selection& selection, chosen_plugin& chosen) {
     const std::string_view kind = kind_name(plugin_kind_of<Interface>);
     if (selection.preference.empty())
         throw plugin_error("no " + std::string(kind) + " plugin configured: set [" +
@@ -33,7 +45,7 @@ std::shared_ptr<Interface> start_plugin(const plugin_loader& loader,
                 found != selection.options.end() ? found->second : option_table{};
             std::filesystem::path file = loader.find(plugin_kind_of<Interface>, name);
             auto object = loader.create<Interface>(file, options);
-            chosen = name + " (" + file.string() + ")";
+            chosen = chosen_plugin{file, options, name + " (" + file.string() + ")"};
             return object;
         } catch (const plugin_error& e) {
             if (selection.strict) throw;
@@ -45,69 +57,116 @@ std::shared_ptr<Interface> start_plugin(const plugin_loader& loader,
     throw plugin_error("no " + std::string(kind) + " plugin could be started:" + reasons);
 }
 
-}  // namespace
+/// One more instance of a plugin that start_plugin already chose.
+template <class Interface>
+std::shared_ptr<Interface> another(const plugin_loader& loader, const chosen_plugin& chosen) {
+    return loader.create<Interface>(chosen.file, chosen.options);
+}
 
-/// Everything a runtime owns. The plugins are held by the worker; the
-/// scheduler and the driver outlive it.
-class runtime_core {
-  public:
-    explicit runtime_core(const runtime_config& config) {
-        if (config.flavor != "current_thread")
-            throw std::invalid_argument("runtime flavor '" + config.flavor +
-                                        "' is not available yet: use \"current_thread\"");
+/// How many workers `config` asks for; throws std::invalid_argument when the
+/// flavor does not allow it.
+int worker_count(const runtime_config& config) {
+    if (config.flavor == "current_thread") {
         if (config.workers != 1)
             throw std::invalid_argument(
                 "runtime.workers = " + std::to_string(config.workers) +
-                ": the current_thread flavor runs exactly one worker; set workers = 1 (more "
-                "workers need flavor \"multi_thread\", which is not available yet)");
+                ": the current_thread flavor runs exactly one worker; set workers = 1, or "
+                "flavor = \"multi_thread\" for more");
+        return 1;
+    }
+    if (config.flavor != "multi_thread")
+        throw std::invalid_argument("runtime flavor '" + config.flavor +
+                                    "' is unknown: use \"current_thread\" or \"multi_thread\"");
+    if (config.workers < 0 || config.workers > max_workers)
+        throw std::invalid_argument("runtime.workers = " + std::to_string(config.workers) +
+                                    ": use 0 (one per CPU) up to " + std::to_string(max_workers));
+    if (config.workers > 0) return config.workers;
+    return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+}
+
+}  // namespace
+
+/// Everything a runtime owns: the worker group (which owns the plugin
+/// objects) and the driver that runs it.
+class runtime_core {
+  public:
+    explicit runtime_core(const runtime_config& config) {
+        const int workers = worker_count(config);
+        const bool multi = config.flavor == "multi_thread";
         description.flavor = config.flavor;
+        description.workers = workers;
         plugin_loader loader(config.plugin_search_path,
                              plugin_load_policy{config.allow_insecure_plugins});
-        auto io = start_plugin<reactor>(loader, config.reactor, description.reactor);
-        auto timers = start_plugin<timer_driver>(loader, config.timer, description.timer);
-        auto lanes = start_plugin<lane_policy>(loader, config.lanes, description.lanes);
-        sched = std::make_unique<scheduler>(*io, *timers);
-        auto w = std::make_unique<worker>(*sched, io, timers, std::move(lanes));
-        sched->set_home(w.get());
-        store = &w->store();
-        // The scheduler borrows the reactor and the clock; keep them alive as long.
-        io_keepalive = std::move(io);
-        timers_keepalive = std::move(timers);
-        root_region.sched = sched.get();
-        driver = std::make_unique<current_thread_driver>(*sched, root_region);
-        driver->adopt(std::move(w));
+        chosen_plugin io_choice, timer_choice, lanes_choice;
+        auto io = start_plugin<reactor>(loader, config.reactor, io_choice);
+        auto timers = start_plugin<timer_driver>(loader, config.timer, timer_choice);
+        auto lanes = start_plugin<lane_policy>(loader, config.lanes, lanes_choice);
+        description.reactor = io_choice.description;
+        description.timer = timer_choice.description;
+        description.lanes = lanes_choice.description;
+        group = std::make_unique<worker_group>(
+            multi ? worker_group::flavor::multi_thread : worker_group::flavor::current_thread,
+            std::move(io));
+        // Each worker has its own timer driver and lane policy.
+        group->add_worker(std::move(timers), std::move(lanes));
+        for (int i = 1; i < workers; ++i)
+            group->add_worker(another<timer_driver>(loader, timer_choice),
+                              another<lane_policy>(loader, lanes_choice));
+        root_region.home = &group->worker_at(0).get_handle();
+        if (multi) {
+            multi_driver = std::make_unique<multi_thread_driver>(*group, root_region);
+            multi_driver->start();
+        } else {
+            single_driver = std::make_unique<current_thread_driver>(*group, root_region);
+            single_driver->adopt(held_worker(&group->worker_at(0)));
+        }
     }
 
     ~runtime_core() { shutdown(); }
 
     void shutdown() {
         closing.store(true, std::memory_order_release);
-        if (stopped.exchange(true, std::memory_order_acq_rel)) return;
-        driver->shutdown_from_caller();
+        if (stopped.load(std::memory_order_acquire)) return;
+        if (single_driver) {
+            stopped.store(true, std::memory_order_release);
+            single_driver->shutdown_from_caller();
+        } else if (multi_driver->shutdown()) {
+            stopped.store(true, std::memory_order_release);
+        }
     }
 
     shutdown_report shutdown_timeout(duration bound) {
         if (closing.exchange(true, std::memory_order_acq_rel)) return {};
-        const std::uint64_t finished_before = store->removed_total();
-        driver->drain_until(saturating_add(sched->now(), bound));
+        const std::uint64_t finished_before = group->finished_tasks();
+        const instant deadline = saturating_add(group->worker_at(0).now(), bound);
+        if (single_driver)
+            single_driver->drain_until(deadline);
+        else
+            multi_driver->drain_until(deadline);
         shutdown_report report;
-        report.finished = store->removed_total() - finished_before;
-        report.cancelled = store->size();
+        report.finished = group->finished_tasks() - finished_before;
+        report.cancelled = live_tasks();
         shutdown();
         return report;
     }
 
+    std::size_t live_tasks() {
+        return group->live_tasks() + (multi_driver ? multi_driver->live_roots() : 0);
+    }
+
+    std::exception_ptr drive(root_reference& root) {
+        return single_driver ? single_driver->drive(root) : multi_driver->drive(root);
+    }
+
     runtime_description description;
-    std::shared_ptr<reactor> io_keepalive;
-    std::shared_ptr<timer_driver> timers_keepalive;
-    std::unique_ptr<scheduler> sched;
+    std::unique_ptr<worker_group> group;
     /// Every task belongs to this region or one below it.
     region_node root_region;
-    std::unique_ptr<current_thread_driver> driver;
-    const task_store* store = nullptr;  ///< the worker's, for is_quiescent
+    std::unique_ptr<current_thread_driver> single_driver;
+    std::unique_ptr<multi_thread_driver> multi_driver;
     /// Set when shutdown begins: no block_on may start (any thread reads it).
     std::atomic<bool> closing{false};
-    /// Set when the worker is about to be retired: its store must not be read.
+    /// Set once the workers are retired: their stores must not be read.
     std::atomic<bool> stopped{false};
 };
 
@@ -127,8 +186,7 @@ shutdown_report runtime::shutdown_timeout(duration bound) {
 }
 
 bool runtime::is_quiescent() const {
-    // After shutdown the worker (and its store) is gone.
-    return core_->stopped.load(std::memory_order_acquire) || core_->store->size() == 0;
+    return core_->stopped.load(std::memory_order_acquire) || core_->live_tasks() == 0;
 }
 
 const runtime_description& runtime::description() const noexcept {
@@ -140,7 +198,7 @@ std::exception_ptr runtime::drive(detail::task_header* root, detail::take_root_r
     detail::root_reference reference(root, take, into);
     if (core_->closing.load(std::memory_order_acquire))
         throw std::logic_error("block_on on a runtime that was shut down");
-    return core_->driver->drive(reference);
+    return core_->drive(reference);
 }
 
 }  // namespace rtkit

@@ -70,8 +70,8 @@ bool pop_timeout(timeout_state& scope) noexcept {
     bool fired = false;
     if (armed_timer* timer = scope.timer) {
         timer->disarmed.store(true, std::memory_order_release);
-        cancel_timer(*self->sched(), scope.ticket);
-        finish_timer(scope.ticket);
+        self->home().cancel_timer(scope.ticket);
+        handle::finish_timer(scope.ticket);
         fired = timer->fired.load(std::memory_order_acquire);
         timer->release();
         scope.timer = nullptr;
@@ -89,12 +89,12 @@ bool pop_timeout(timeout_state& scope) noexcept {
 
 void arm_timeouts(task_header& task, task_extras& extras) {
     if (extras.timeouts->timer) return;  // all armed: the innermost is armed last
-    const instant now = scheduler_now(*task.sched());
+    const instant now = task.home().now();
     for (timeout_state* s = extras.timeouts; s && !s->timer; s = s->outer) {
         auto* timer = new armed_timer(&task);
         s->timer = timer;
-        s->ticket = arm_timer(*task.sched(), saturating_add(now, s->limit),
-                              waker(timer, &timeout_waker_vtable));
+        s->ticket = task.home().arm_timer(saturating_add(now, s->limit),
+                                          waker(timer, &timeout_waker_vtable));
     }
 }
 

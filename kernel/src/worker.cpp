@@ -1,60 +1,109 @@
 #include "worker.hpp"
 
 #include <algorithm>
-#include <cstdio>
 
-#include "rtkit/join_handle.hpp"
+#include "rtkit/detail/task_extras.hpp"
 #include "thread_context.hpp"
 #include "timeouts.hpp"
 
 namespace rtkit::detail {
 
 namespace {
-/// How many idle-returning dispatch rounds a retiring worker gives cancelled
-/// tasks to unwind before it gives up on the ones that keep running.
-constexpr int retire_rounds = 1000;
 /// A draining worker busy with runnable tasks looks at the clock every this
 /// many polls.
 constexpr unsigned drain_deadline_check_interval = 16;
+/// Where a task sits in a worker's lanes: the worker's index, with this bit
+/// when it is in the cancel lane.
+constexpr std::uint16_t in_cancel_lane = 0x8000;
+
+task_header* as_task(schedulable* s) noexcept {
+    return static_cast<task_header*>(s);
+}
 }  // namespace
 
-worker::worker(scheduler& sched, std::shared_ptr<reactor> io, std::shared_ptr<timer_driver> timers,
+worker::worker(worker_group& group, std::uint16_t index, std::shared_ptr<timer_driver> timers,
                std::shared_ptr<lane_policy> lanes)
-    : sched_(sched), io_(std::move(io)), timers_(std::move(timers)), lanes_(std::move(lanes)) {
-    now_ = timers_->now();
+    : group_(group),
+      index_(index),
+      handle_(group, *this, index),
+      parker_(group.io()),
+      timers_(std::move(timers)),
+      lanes_(std::move(lanes)),
+      lock_lanes_(false) {}
+
+worker::~worker() = default;
+
+void worker::lock_lanes_from_now() noexcept {
+    lock_lanes_ = true;
 }
 
-worker::~worker() {
-    scoped_worker holder(this, &sched_);
-    drain_remote();
-    // Cancel and unwind: every task sees task_cancelled at its next await point.
-    // Shutdown is set, so run_loop_until would not dispatch; turn by hand.
-    for (int round = 0; round < retire_rounds && store_.size() > 0; ++round) {
-        store_.for_each([](task_header* t) {
-            if (!(t->state.load(std::memory_order_relaxed) & task_state::cancel_requested))
-                request_cancel(t, cancel_reason{"runtime shut down"});
-        });
-        while (run_once()) {
-        }
-        drain_remote();
-        fire_due_timers();
-    }
-    if (store_.size() > 0) {
-        // Local tasks of other threads can only be polled by their owners, and a
-        // task that swallows cancellation and never awaits again cannot be
-        // unwound: such frames are leaked rather than destroyed under their feet.
-        std::fprintf(stderr,
-                     "rtkit: %zu task(s) could not be unwound at shutdown (local tasks of other "
-                     "threads, or tasks that ignore cancellation); leaked\n",
-                     store_.size());
-    }
+// --- Lanes. With thieves around (several workers), every call on the policy
+// is made under lanes_lock_. ---
+
+void worker::push_lanes(task_header* task, lane which) noexcept {
+    const std::uint16_t where = which == lane::cancel ? (index_ | in_cancel_lane) : index_;
+    if (lock_lanes_) lanes_lock_.lock();
+    lanes_->push(task, which);
+    task->lanes_of.store(where, std::memory_order_relaxed);
+    queued_.store(queued_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    if (lock_lanes_) lanes_lock_.unlock();
 }
+
+schedulable* worker::pop_lanes() noexcept {
+    if (lock_lanes_) lanes_lock_.lock();
+    schedulable* next = lanes_->pop();
+    if (next) {
+        as_task(next)->lanes_of.store(task_header::not_in_lanes, std::memory_order_relaxed);
+        queued_.store(queued_.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
+    }
+    if (lock_lanes_) lanes_lock_.unlock();
+    return next;
+}
+
+void worker::push(task_header* task) noexcept {
+    const bool cancel = task->state.load(std::memory_order_relaxed) & task_state::cancel_requested;
+    push_lanes(task, cancel ? lane::cancel : lane::ready);
+}
+
+void worker::promote(task_header* task) noexcept {
+    if (lock_lanes_) lanes_lock_.lock();
+    // Only a task in this worker's ready lane: it may have run, been stolen
+    // or been promoted since the request was made.
+    if (task->lanes_of.load(std::memory_order_relaxed) == index_) {
+        lanes_->promote(task);
+        task->lanes_of.store(index_ | in_cancel_lane, std::memory_order_relaxed);
+    }
+    if (lock_lanes_) lanes_lock_.unlock();
+}
+
+std::size_t worker::steal_into(schedulable** out, std::size_t max) noexcept {
+    if (!lanes_lock_.try_lock()) return 0;  // its owner is at it: try another victim
+    const std::size_t half = (lanes_->size() + 1) / 2;
+    const std::size_t taken = lanes_->steal(out, std::min(max, half));
+    for (std::size_t i = 0; i < taken; ++i)
+        as_task(out[i])->lanes_of.store(task_header::not_in_lanes, std::memory_order_relaxed);
+    queued_.store(queued_.load(std::memory_order_relaxed) - taken, std::memory_order_relaxed);
+    lanes_lock_.unlock();
+    return taken;
+}
+
+// --- Registration. ---
 
 void worker::admit(task_header* task) {
     task->id = store_.insert(task);
+    task->admitted_by = index_;
     if (task->state.load(std::memory_order_relaxed) & task_state::local)
         ++local_counts_[task->extras.load(std::memory_order_relaxed)->local_owner];
-    lanes_->push(task, lane::ready, {});
+    push(task);
+}
+
+void worker::retire_here(task_header* task) noexcept {
+    store_.remove(task->id);
+    if (task->state.load(std::memory_order_relaxed) & task_state::local) {
+        auto found = local_counts_.find(task->extras.load(std::memory_order_relaxed)->local_owner);
+        if (--found->second == 0) local_counts_.erase(found);
+    }
+    task->release();  // the store's reference
 }
 
 std::size_t worker::local_tasks_of(std::thread::id owner) const {
@@ -67,99 +116,175 @@ void worker::rescue_stranded() {
     const std::thread::id me = std::this_thread::get_id();
     std::erase_if(stranded_, [&](task_header* t) {
         if (t->extras.load(std::memory_order_relaxed)->local_owner != me) return false;
-        lanes_->push(t, lane::ready, {});
+        push(t);
         return true;
     });
 }
 
+void worker::cancel_region_tasks(region_node& region) {
+    const cancel_reason why = region.cancel_reason_or_default();
+    store_.for_each([&](task_header* t) {
+        if (t->region && t->region->is_within(&region)) handle_.request_cancel(t, why);
+    });
+}
+
+// --- Timers. ---
+
+timer_handle worker::arm_timer(instant deadline, waker w) {
+    const timer_handle id = timers_->insert(deadline, std::move(w));
+    ++armed_timers_;
+    return id;
+}
+
+void worker::cancel_timer(timer_handle id) noexcept {
+    if (timers_->cancel(id)) --armed_timers_;
+}
+
+void worker::fire_due_timers() {
+    if (armed_timers_ == 0) return;
+    const std::optional<instant> next = timers_->next_deadline();
+    if (!next) return;
+    const instant now = timers_->now();
+    if (*next <= now) armed_timers_ -= std::min(armed_timers_, timers_->fire(now));
+}
+
+std::optional<instant> worker::next_deadline() const noexcept {
+    return armed_timers_ ? timers_->next_deadline() : std::nullopt;
+}
+
+// --- The inbox. ---
+
+void worker::send_task(task_header* task) noexcept {
+    tasks_in_.push(task);
+    parker_.unpark();
+}
+
+void worker::send_request(remote_request* request) noexcept {
+    requests_in_.push(request);
+    parker_.unpark();
+}
+
+void worker::send_retired(task_header* task) noexcept {
+    retired_in_.push(task);
+    parker_.unpark();
+}
+
+void worker::drain_inbox() {
+    while (schedulable* s = tasks_in_.pop()) {
+        task_header* task = as_task(s);
+        if (task->admitted_by == task_header::not_admitted)
+            admit(task);
+        else
+            push(task);
+    }
+    while (remote_request* r = requests_in_.pop()) {
+        carry_out(*r);
+        delete r;
+    }
+    while (schedulable* s = retired_in_.pop())
+        retire_here(as_task(s));
+}
+
+void worker::carry_out(remote_request& request) {
+    switch (request.what) {
+        case remote_request::kind::arm_timer: {
+            auto* t = static_cast<remote_timer*>(request.target);
+            if (!t->cancelled) t->id = arm_timer(t->deadline, std::move(t->to_wake));
+            t->release();
+            break;
+        }
+        case remote_request::kind::cancel_timer: {
+            auto* t = static_cast<remote_timer*>(request.target);
+            if (!t) {
+                cancel_timer(request.timer);
+            } else {
+                if (t->id)
+                    cancel_timer(t->id);
+                else
+                    t->cancelled = true;  // the arm comes later: skip it
+                t->release();
+            }
+            break;
+        }
+        case remote_request::kind::cancel_region: {
+            auto* region = static_cast<region_node*>(request.target);
+            cancel_region_tasks(*region);
+            region->leave();
+            break;
+        }
+        case remote_request::kind::promote: {
+            auto* task = static_cast<task_header*>(request.target);
+            promote(task);
+            task->release();
+            break;
+        }
+    }
+}
+
+// --- Dispatch. ---
+
 bool worker::run_once() {
-    if (++tick_ == maintenance_interval || sched_.remote_pending()) maintain();
-    schedulable* next = lanes_->pop(now_);
+    if (++tick_ == maintenance_interval || !tasks_in_.looks_empty() || !requests_in_.looks_empty())
+        maintain();
+    schedulable* next = pop_lanes();
     if (!next) return false;
-    execute(static_cast<task_header*>(next));
+    execute(as_task(next));
     return true;
 }
 
 void worker::maintain() {
     const bool busy_turn = tick_ >= maintenance_interval;
     tick_ = 0;
-    drain_remote();
+    drain_inbox();
     fire_due_timers();
     // A busy worker still picks up I/O readiness every interval.
-    if (busy_turn && has_io()) io_->poll(duration{0});
-}
-
-void worker::drain_remote() {
-    if (!sched_.remote_pending()) return;
-    sched_.take_remote(remote_batch_);
-    for (const remote_item& item : remote_batch_) {
-        switch (item.what) {
-            case remote_item::kind::run:
-                push_ready(static_cast<task_header*>(item.target));
-                break;
-            case remote_item::kind::admit:
-                admit(static_cast<task_header*>(item.target));
-                break;
-            case remote_item::kind::arm_timer: {
-                auto* t = static_cast<remote_timer*>(item.target);
-                if (t->to_wake) t->handle = arm_timer(t->deadline, std::move(t->to_wake));
-                t->release();
-                break;
-            }
-            case remote_item::kind::cancel_region: {
-                auto* region = static_cast<region_node*>(item.target);
-                cancel_region_tasks(*region);
-                region->leave();
-                break;
-            }
-            case remote_item::kind::cancel_timer: {
-                auto* t = static_cast<remote_timer*>(item.target);
-                if (t->handle) cancel_timer(t->handle);
-                t->release();
-                break;
-            }
-        }
-    }
-    remote_batch_.clear();
-}
-
-void worker::fire_due_timers() {
-    if (armed_timers_ == 0) return;
-    std::optional<instant> next = timers_->next_deadline();
-    if (!next) return;
-    now_ = timers_->now();
-    if (*next <= now_) armed_timers_ -= std::min(armed_timers_, timers_->fire(now_));
+    if (busy_turn && group_.has_io()) group_.poll_io(duration{0});
 }
 
 bool worker::has_runnable() {
-    // Queued work counts even if it is a timed task not yet due: that errs on
-    // the side of driving the worker once more.
-    if (lanes_->size() > 0 || sched_.remote_pending()) return true;
+    if (queued() > 0 || tasks_in_.has_items() || requests_in_.has_items() ||
+        retired_in_.has_items())
+        return true;
     if (armed_timers_ == 0) return false;
-    std::optional<instant> next = timers_->next_deadline();
+    const std::optional<instant> next = timers_->next_deadline();
     return next && *next <= timers_->now();
 }
 
-std::optional<instant> worker::next_deadline() const noexcept {
-    std::optional<instant> timer = armed_timers_ ? timers_->next_deadline() : std::nullopt;
-    std::optional<instant> timed = lanes_->size() ? lanes_->next_deadline() : std::nullopt;
-    if (timer && timed) return std::min(*timer, *timed);
-    return timer ? timer : timed;
+void worker::run_until_drained(instant deadline) {
+    unsigned polls = 0;
+    auto drained = [this] { return group_.live_tasks() == 0 || group_.shutting_down(); };
+    while (!drained()) {
+        if (run_once()) {
+            if (++polls % drain_deadline_check_interval == 0 && now() >= deadline) return;
+            continue;
+        }
+        maintain();
+        if (has_runnable()) continue;
+        if (now() >= deadline) return;
+        park(drained, deadline);
+    }
 }
 
 void worker::execute(task_header* task) {
     using namespace task_state;
-    if ((task->state.load(std::memory_order_relaxed) & local) &&
-        task->extras.load(std::memory_order_relaxed)->local_owner != std::this_thread::get_id()) {
-        stranded_.push_back(task);  // only its owner may poll it
-        return;
+    if (task->state.load(std::memory_order_relaxed) & local) {
+        task_extras* extras = task->extras.load(std::memory_order_relaxed);
+        if (extras->local_owner != std::this_thread::get_id()) {
+            // Only its owner may poll it: a worker thread of its own gets it
+            // back at once; a block_on caller finds it at its next call.
+            if (extras->local_home && extras->local_home != &handle_)
+                extras->local_home->owner().send_task(task);
+            else
+                stranded_.push_back(task);
+            return;
+        }
     }
     if (task->requeued_running)
         task->requeued_running = false;  // still `running` since it yielded
     else  // scheduled -> running (only the winner of the scheduled bit queues a task)
         task->state.fetch_xor(scheduled | running, std::memory_order_acq_rel);
     {
-        scoped_task polling(task, &sched_);
+        scoped_task polling(task);
         if (!task->leaf_ready || task->leaf_ready(task->leaf)) {
             task->leaf_ready = nullptr;
             task->resume_point.resume();
@@ -173,7 +298,7 @@ void worker::execute(task_header* task) {
     if (task->yielded) {
         task->yielded = false;
         task->requeued_running = true;
-        lanes_->push(task, lane::ready, {});
+        push(task);
         return;
     }
     std::uint32_t s = task->state.load(std::memory_order_relaxed);
@@ -181,37 +306,20 @@ void worker::execute(task_header* task) {
     do {  // running -> idle, or back to scheduled if woken while running
         next = (s & notified) ? (s & ~(running | notified)) | scheduled : s & ~running;
     } while (!task->state.compare_exchange_weak(s, next, std::memory_order_acq_rel));
-    if (s & notified) lanes_->push(task, lane::ready, {});
-}
-
-void worker::run_until_drained(instant deadline) {
-    unsigned polls = 0;
-    auto drained = [this] {
-        return store_.size() == 0 || sched_.shutting_down.load(std::memory_order_relaxed);
-    };
-    while (!drained()) {
-        if (run_once()) {
-            if (++polls % drain_deadline_check_interval == 0 && now() >= deadline) return;
-            continue;
-        }
-        maintain();
-        if (has_runnable()) continue;
-        if (now() >= deadline) return;
-        park(drained, deadline);
-    }
+    if (s & notified) push(task);
 }
 
 void worker::complete(task_header* task) {
-    store_.remove(task->id);
-    if (task->state.load(std::memory_order_relaxed) & task_state::local) {
-        auto found = local_counts_.find(task->extras.load(std::memory_order_relaxed)->local_owner);
-        if (--found->second == 0) local_counts_.erase(found);
-    }
-    std::uint32_t prev = task->state.fetch_or(task_state::complete, std::memory_order_acq_rel);
+    const std::uint32_t prev =
+        task->state.fetch_or(task_state::complete, std::memory_order_acq_rel);
     if (prev & task_state::join_waker)
         std::exchange(task->joiner, nullptr)->adopt_as_waker().wake();
     region_node* region = task->region;
-    task->release();  // the scheduler's reference
+    // The store that holds it drops the store's reference.
+    if (task->admitted_by == index_)
+        retire_here(task);
+    else
+        group_.worker_at(task->admitted_by).send_retired(task);
     region->leave();  // last: may let the region's owner finish and free it
 }
 

@@ -1,131 +1,183 @@
 #pragma once
-// The dispatch loop of one worker: admit, pick, poll, fire timers, park.
+// One worker: its lanes, timers, task store and inbox, and the dispatch loop
+// that pops a task and polls it.
 #include <memory>
 #include <optional>
 #include <thread>
 #include <unordered_map>
 #include <vector>
 
+#include "mpsc_queue.hpp"
+#include "parker.hpp"
+#include "remote_request.hpp"
+#include "rtkit/detail/handle.hpp"
 #include "rtkit/detail/region_node.hpp"
 #include "rtkit/lane_policy.hpp"
-#include "rtkit/reactor.hpp"
+#include "rtkit/sync/spin_lock.hpp"
 #include "rtkit/timer_driver.hpp"
-#include "scheduler.hpp"
 #include "task_store.hpp"
 
 namespace rtkit::detail {
 
-/// A worker owns the runtime's plugin objects and its live tasks. Exactly one
-/// thread holds it at a time (the background thread or a block_on caller); the
-/// holder is the only one that touches its lanes, timers, reactor and store.
+class worker_group;
+
+/// A worker owns a lane policy, a timer driver and a task store, and runs
+/// tasks. Exactly one thread drives it at a time (the thread whose
+/// `driving()` is this worker's handle); only that thread touches its timers
+/// and store and pops its lanes. Other threads reach it through its inbox
+/// (lock-free) and, to steal, through its lanes under `lanes_lock_`.
+///
+/// The worker dispatches and nothing else: what to run comes from its lanes
+/// and its inbox; wakes, spawns and timer requests arrive through handles.
 class worker {
   public:
-    worker(scheduler& sched, std::shared_ptr<reactor> io, std::shared_ptr<timer_driver> timers,
+    worker(worker_group& group, std::uint16_t index, std::shared_ptr<timer_driver> timers,
            std::shared_ptr<lane_policy> lanes);
-    /// Retires the worker: cancels every live task and lets them unwind at
-    /// their await points (bounded), before the plugins are released.
+    /// The store must be empty by now (worker_group::retire unwinds it).
     ~worker();
     worker(const worker&) = delete;
     worker& operator=(const worker&) = delete;
 
-    scheduler& sched() noexcept { return sched_; }
-    reactor& io() noexcept { return *io_; }
-    /// The timer driver's clock (any use that does not arm or cancel).
-    instant now() const noexcept { return timers_->now(); }
-    /// Counts descriptors registered with the reactor: while there are any, a
-    /// busy worker also polls the reactor, and an idle one is never left resting.
-    void io_registered(int delta) noexcept { io_registrations_ += delta; }
-    bool has_io() const noexcept { return io_registrations_ > 0; }
+    handle& get_handle() noexcept { return handle_; }
+    worker_group& group() noexcept { return group_; }
+    std::uint16_t index() const noexcept { return index_; }
     task_store& store() noexcept { return store_; }
+    const task_store& store() const noexcept { return store_; }
+    parker& park_state() noexcept { return parker_; }
+    /// The timer driver's clock (any thread).
+    instant now() const noexcept { return timers_->now(); }
 
-    /// Registers a spawned task (already marked scheduled) and makes it runnable.
+    /// From now on every call on the lane policy takes the lanes lock (the
+    /// group has gained a second worker, which may steal). Before any thread
+    /// drives a worker.
+    void lock_lanes_from_now() noexcept;
+
+    // --- Driving thread only. ---
+
+    /// Registers a spawned task (already marked scheduled) and queues it.
     void admit(task_header* task);
-    /// Makes a registered task runnable (it won its scheduled bit).
-    void push_ready(task_header* task) { lanes_->push(task, lane::ready, {}); }
-    /// Requests cancellation of every registered task in `region` or below it.
+    /// Queues a registered task in the lane its state asks for: cancel when
+    /// a cancellation is pending, ready otherwise.
+    void push(task_header* task) noexcept;
+    /// Moves a task queued here to the cancel lane; nothing if it left.
+    void promote(task_header* task) noexcept;
+    /// Requests cancellation of every task of this store in `region` or below.
     void cancel_region_tasks(region_node& region);
-
-    /// Live local tasks owned by `owner` (they pin the worker to that thread).
-    std::size_t local_tasks_of(std::thread::id owner) const;
-    /// Requeues the local tasks of the calling thread that were woken while
-    /// another thread held the worker. Called when a thread starts holding it.
-    void rescue_stranded();
+    /// Arms and disarms timers in this worker's timer driver. All arming goes
+    /// through here, so the worker knows when none is armed and can skip
+    /// asking the timer driver on every turn.
+    timer_handle arm_timer(instant deadline, waker w);
+    void cancel_timer(timer_handle id) noexcept;
 
     /// One dispatch turn: polls at most one task. False when nothing was runnable.
     bool run_once();
     /// Dispatches until `stop()` is true or the runtime shuts down. When nothing
     /// is runnable it fires due timers and then either returns (return_when_idle)
-    /// or parks in the reactor until the next deadline or a wake.
+    /// or parks in the reactor until the next deadline or a wake (the
+    /// current-thread flavor; the multi-thread driver parks its own way).
     template <class Stop>
     void run_loop_until(Stop&& stop, bool return_when_idle);
-    /// Polls `task` once, now, wherever it is queued (or not).
-    void execute(task_header* task);
     /// Dispatches until no task is left in the store, the runtime shuts down,
     /// or `deadline` passes: checked when idle, and every few polls in a busy
     /// run (so self-waking tasks cannot hold it). When idle it waits in the
     /// reactor, no later than `deadline`.
     void run_until_drained(instant deadline);
-
-    /// True when some task could run now without waiting (queued work, remote
-    /// requests, or due timers).
-    bool has_runnable();
-    /// The earliest instant something becomes runnable by time alone.
-    std::optional<instant> next_deadline() const noexcept;
-
-    /// Arms and disarms timers for tasks polled by this worker's holder. All
-    /// arming goes through here, so the worker knows when none is armed and can
-    /// skip asking the timer driver on every turn.
-    timer_handle arm_timer(instant deadline, waker w) {
-        timer_handle h = timers_->insert(deadline, std::move(w));
-        ++armed_timers_;
-        return h;
-    }
-    void cancel_timer(timer_handle h) noexcept {
-        if (timers_->cancel(h)) --armed_timers_;
-    }
+    /// Polls `task` once, now.
+    void execute(task_header* task);
+    /// Moves what the inbox holds into the lanes and carries out the requests.
+    void drain_inbox();
+    /// Inbox, due timers, and (every so often) I/O readiness.
+    void maintain();
     /// Fires the timers that are due now (if any is armed).
     void fire_due_timers();
-
-  private:
-    /// Every this many polls, a busy worker also drains remote requests and fires timers.
-    static constexpr unsigned maintenance_interval = 61;
-
-    void maintain();
-    void drain_remote();
-    void complete(task_header* task);
+    /// True when some task could run now without waiting (queued work, inbox
+    /// items, or due timers).
+    bool has_runnable();
+    /// The earliest instant a timer of this worker comes due.
+    std::optional<instant> next_deadline() const noexcept;
     /// Waits in the reactor for I/O, a wake or the next timer, and no later
-    /// than `limit` when there is one.
+    /// than `limit` when there is one (current-thread flavor).
     template <class Stop>
     void park(Stop& stop, std::optional<instant> limit = std::nullopt);
 
-    scheduler& sched_;
-    // Declared before the store so they outlive the tasks' unwinding in ~worker.
-    std::shared_ptr<reactor> io_;
+    /// Live local tasks owned by `owner` (they pin the worker to that thread).
+    std::size_t local_tasks_of(std::thread::id owner) const;
+    /// Requeues the local tasks of the calling thread that were woken while
+    /// another thread drove the worker. Called when a thread starts driving it.
+    void rescue_stranded();
+
+    /// Up to half of the ready tasks queued here, for a worker that ran dry
+    /// (any thread; takes the lanes lock). Returns how many went into `out`.
+    std::size_t steal_into(schedulable** out, std::size_t max) noexcept;
+
+    // --- Any thread. ---
+
+    /// Queues a task for this worker (its scheduled bit won) and unparks it.
+    void send_task(task_header* task) noexcept;
+    /// Queues a request for this worker and unparks it.
+    void send_request(remote_request* request) noexcept;
+    /// Hands back a task this worker admitted that finished on another
+    /// worker: this one removes it from its store and drops its reference.
+    void send_retired(task_header* task) noexcept;
+    /// True when the inbox may hold something (a hint for parking).
+    bool inbox_may_have_items() const noexcept {
+        return !tasks_in_.looks_empty() || !requests_in_.looks_empty() ||
+               !retired_in_.looks_empty();
+    }
+    /// How many tasks the lanes hold (a snapshot).
+    std::size_t queued() const noexcept { return queued_.load(std::memory_order_relaxed); }
+
+  private:
+    /// Every this many polls, a busy worker also drains its inbox and fires timers.
+    static constexpr unsigned maintenance_interval = 61;
+
+    void complete(task_header* task);
+    void retire_here(task_header* task) noexcept;
+    void carry_out(remote_request& request);
+    schedulable* pop_lanes() noexcept;
+    void push_lanes(task_header* task, lane which) noexcept;
+    bool lanes_locked() const noexcept { return lock_lanes_; }
+
+    worker_group& group_;
+    const std::uint16_t index_;
+    handle handle_;
+    parker parker_;
+    // Declared before the store so they outlive the tasks' unwinding.
     std::shared_ptr<timer_driver> timers_;
     std::shared_ptr<lane_policy> lanes_;
+    /// Taken around every call on `lanes_` when other workers may steal.
+    sync::detail::spin_lock lanes_lock_;
+    bool lock_lanes_;
+    std::atomic<std::size_t> queued_{0};
     task_store store_;
-    std::vector<remote_item> remote_batch_;
-    instant now_{};  ///< clock reading of the last maintenance, for the timed lane
+    mpsc_queue<schedulable, task_link> tasks_in_;
+    mpsc_queue<remote_request, request_link> requests_in_;
+    mpsc_queue<schedulable, task_link> retired_in_;
     unsigned tick_ = 0;
-    long io_registrations_ = 0;
     std::size_t armed_timers_ = 0;
     /// Local tasks that became runnable while a thread other than their owner
-    /// held the worker; each waits here (still marked scheduled, so further
+    /// drove the worker; each waits here (still marked scheduled, so further
     /// wakes are no-ops) until its owner drives the worker again.
     std::vector<task_header*> stranded_;
     std::unordered_map<std::thread::id, std::size_t> local_counts_;
 };
 
+}  // namespace rtkit::detail
+
+#include "worker_group.hpp"
+
+namespace rtkit::detail {
+
 template <class Stop>
 void worker::run_loop_until(Stop&& stop, bool return_when_idle) {
-    while (!sched_.shutting_down.load(std::memory_order_relaxed) && !stop()) {
+    while (!group_.shutting_down() && !stop()) {
         if (run_once()) continue;
         maintain();
         if (has_runnable()) continue;
         if (return_when_idle) {
             // Readiness that already arrived counts as runnable work; waiting for
             // more does not. (A parking worker gets both from one poll.)
-            if (has_io() && io_->poll(duration{0}) > 0) continue;
+            if (group_.has_io() && group_.poll_io(duration{0}) > 0) continue;
             return;
         }
         park(stop);
@@ -137,10 +189,10 @@ void worker::park(Stop& stop, std::optional<instant> limit) {
     std::optional<instant> deadline = next_deadline();
     if (limit && (!deadline || *limit < *deadline)) deadline = limit;
     duration timeout{-1};
-    if (deadline) timeout = std::max(duration{0}, *deadline - timers_->now());
-    sched_.park.store(scheduler::in_reactor, std::memory_order_seq_cst);
-    if (!sched_.remote_pending() && !stop()) io_->poll(timeout);
-    sched_.park.store(scheduler::dispatching, std::memory_order_relaxed);
+    if (deadline) timeout = std::max(duration{0}, *deadline - now());
+    parker_.announce(parker::in_reactor);
+    if (!inbox_may_have_items() && !stop()) group_.poll_io(timeout);
+    parker_.clear();
 }
 
 }  // namespace rtkit::detail

@@ -6,15 +6,13 @@ namespace {
 
 constexpr rtkit_option_decl three_lane_options[] = {
     {"cancel_streak_limit", RTKIT_OPTION_INT, "16", 1, 1024, nullptr,
-     "consecutive cancel-lane pops before a waiting timed or ready task gets a turn"},
-    {"timed_streak_limit", RTKIT_OPTION_INT, "6", 1, 1024, nullptr,
-     "consecutive due timed-lane pops before a waiting ready task gets a turn"},
+     "consecutive cancel-lane pops before a waiting ready task gets a turn"},
 };
 
 constexpr rtkit_plugin_descriptor three_lane_descriptor =
     rtkit::make_plugin_descriptor<rtkit::lane_policy, rtkit_lanes::three_lane_policy>(
-        "three_lane", "1.0.0", "cancel, then due timed, then ready lanes, with streak limits",
-        three_lane_options, 2);
+        "three_lane", "2.0.0", "cancel lane first, then ready, with a streak limit",
+        three_lane_options, 1);
 
 }  // namespace
 

@@ -1,44 +1,51 @@
 #pragma once
-// rtkit_lanes::three_lane_policy: cancel, then timed, then ready, with streak limits.
+// rtkit_lanes::three_lane_policy: the cancel lane first, then ready, with a streak limit.
 #include <cstdint>
-#include <optional>
-#include <vector>
 
 #include "rtkit/lane_policy.hpp"
 #include "rtkit/plugin.hpp"
 
 namespace rtkit_lanes {
 
-/// Three lanes served in priority order: cancel (unwind soon), timed (due
-/// deadlines, earliest first), ready (FIFO).
+/// Two lanes served in priority order: cancel (unwind soon), then ready (FIFO).
 ///
-/// Cancel and ready are intrusive FIFO lists through schedulable::lane_next, so
-/// they never allocate. The timed lane is a binary heap keyed by the deadline
-/// (also stored in lane_key) with an insertion counter breaking ties, so tasks
-/// due at the same instant run in push order.
+/// Both are intrusive FIFO lists, so nothing allocates. The ready list is
+/// doubly linked (schedulable::lane_word holds the back link), so promote()
+/// moves a queued task to the cancel lane in O(1).
 ///
-/// Fairness: after `cancel_streak_limit` consecutive cancel pops, one due-timed
-/// or ready task runs before the next cancel task (if one waits); likewise after
-/// `timed_streak_limit` consecutive timed pops, a ready task runs first.
+/// Fairness: after `cancel_streak_limit` consecutive cancel pops, one waiting
+/// ready task runs before the next cancel task, and the streak restarts. So a
+/// cancelled task waits behind at most the cancel tasks queued before it plus
+/// one ready task per `cancel_streak_limit` of them, however many ready tasks
+/// wait; and ready tasks keep running under a stream of cancellations.
 class three_lane_policy final : public rtkit::lane_policy {
   public:
     explicit three_lane_policy(const rtkit::plugin_options& options);
-    three_lane_policy(std::uint32_t cancel_streak_limit, std::uint32_t timed_streak_limit);
+    explicit three_lane_policy(std::uint32_t cancel_streak_limit);
 
-    void push(rtkit::schedulable* task, rtkit::lane which, rtkit::instant deadline) override;
-    rtkit::schedulable* pop(rtkit::instant now) noexcept override;
+    void push(rtkit::schedulable* task, rtkit::lane which) noexcept override;
+    rtkit::schedulable* pop() noexcept override;
+    void promote(rtkit::schedulable* task) noexcept override;
     std::size_t steal(rtkit::schedulable** out, std::size_t max) noexcept override;
     std::size_t size() const noexcept override { return size_; }
-    std::optional<rtkit::instant> next_deadline() const noexcept override;
 
   private:
-    /// An intrusive singly linked FIFO.
+    /// An intrusive FIFO. With `doubly_linked`, lane_word holds the previous
+    /// task, so any queued task can be unlinked.
+    template <bool doubly_linked>
     struct fifo {
         rtkit::schedulable* head = nullptr;
         rtkit::schedulable* tail = nullptr;
 
+        static rtkit::schedulable* prev(const rtkit::schedulable* t) noexcept {
+            return reinterpret_cast<rtkit::schedulable*>(t->lane_word);
+        }
+        static void set_prev(rtkit::schedulable* t, rtkit::schedulable* p) noexcept {
+            t->lane_word = reinterpret_cast<std::uintptr_t>(p);
+        }
         void push(rtkit::schedulable* task) noexcept {
             task->lane_next = nullptr;
+            if constexpr (doubly_linked) set_prev(task, tail);
             if (tail)
                 tail->lane_next = task;
             else
@@ -47,32 +54,31 @@ class three_lane_policy final : public rtkit::lane_policy {
         }
         rtkit::schedulable* pop() noexcept {
             rtkit::schedulable* task = head;
-            head = task->lane_next;
-            if (!head) tail = nullptr;
-            task->lane_next = nullptr;
+            unlink(task);
             return task;
         }
-    };
-    struct timed_item {
-        std::int64_t deadline;
-        std::uint64_t sequence;  ///< push order, for FIFO among equal deadlines
-        rtkit::schedulable* task;
+        void unlink(rtkit::schedulable* task) noexcept {
+            rtkit::schedulable* next = task->lane_next;
+            rtkit::schedulable* before = nullptr;
+            if constexpr (doubly_linked) before = prev(task);
+            if (before)
+                before->lane_next = next;
+            else
+                head = next;
+            if (next) {
+                if constexpr (doubly_linked) set_prev(next, before);
+            } else {
+                tail = before;
+            }
+            task->lane_next = nullptr;
+        }
     };
 
-    bool timed_due(rtkit::instant now) const noexcept {
-        return !timed_.empty() && timed_.front().deadline <= now.time_since_epoch().count();
-    }
-    rtkit::schedulable* pop_timed() noexcept;
-
-    fifo cancel_;
-    fifo ready_;
-    std::vector<timed_item> timed_;  ///< min-heap by (deadline, sequence)
-    std::uint64_t timed_sequence_ = 0;
+    fifo<false> cancel_;
+    fifo<true> ready_;
     std::size_t size_ = 0;
     std::uint32_t cancel_streak_ = 0;  ///< consecutive cancel pops so far
-    std::uint32_t timed_streak_ = 0;   ///< consecutive timed pops so far
     std::uint32_t cancel_streak_limit_;
-    std::uint32_t timed_streak_limit_;
 };
 
 }  // namespace rtkit_lanes

@@ -117,8 +117,7 @@ TEST_CASE("config show - defaults filled in and each value's origin") {
                        "plugin = \"three_lane\"  # default\n"
                        "\n"
                        "[lanes.three_lane]\n"
-                       "cancel_streak_limit = 16  # default of plugin three_lane\n"
-                       "timed_streak_limit = 6    # default of plugin three_lane\n");
+                       "cancel_streak_limit = 16  # default of plugin three_lane\n");
 }
 
 TEST_CASE("config default prints config/default.toml as built in") {
@@ -138,7 +137,7 @@ TEST_CASE("plugins list - name kind version ABI file and description of each bui
     CHECK(out.rfind("NAME        KIND     VERSION  ABI  FILE", 0) == 0);
     CHECK(contains(out, "\nepoll       reactor  1.0.0    2.0  PLUGINS/rtkit_reactor_epoll.so"));
     CHECK(contains(out, "\nwheel       timer    1.0.0    2.0  PLUGINS/rtkit_timer_wheel.so"));
-    CHECK(contains(out, "\nthree_lane  lanes    1.0.0    2.0  PLUGINS/rtkit_lanes_three_lane.so"));
+    CHECK(contains(out, "\nthree_lane  lanes    2.0.0    2.0  PLUGINS/rtkit_lanes_three_lane.so"));
     CHECK(contains(out, "edge-triggered epoll readiness reactor with an eventfd wake"));
     CHECK(contains(out, "\nsearch path (in order):\n  PLUGINS\n"));
 }
@@ -149,7 +148,7 @@ TEST_CASE("plugins info - the descriptor and every option") {
     const std::string out = replace_all(r.out, plugin_dir, "PLUGINS");
     CHECK(out.rfind("name:         three_lane\n"
                     "kind:         lanes\n"
-                    "version:      1.0.0\n"
+                    "version:      2.0.0\n"
                     "ABI:          2.0\n"
                     "file:         PLUGINS/rtkit_lanes_three_lane.so\n",
                     0) == 0);
@@ -157,7 +156,6 @@ TEST_CASE("plugins info - the descriptor and every option") {
                    "options (in [lanes.three_lane]):\n"
                    "  NAME                 TYPE     DEFAULT  VALUES   HELP\n"
                    "  cancel_streak_limit  integer  16       1..1024  "));
-    CHECK(contains(out, "\n  timed_streak_limit   integer  6        1..1024  "));
 }
 
 TEST_CASE("plugins info - an unknown name suggests the closest and exits 2") {

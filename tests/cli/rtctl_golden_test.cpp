@@ -142,8 +142,7 @@ TEST_CASE("runtime.workers other than 1 is refused by the current_thread runtime
     CHECK(r.out == "");
     CHECK(r.err ==
           "rtctl: error: runtime.workers = 2: the current_thread flavor runs exactly one worker; "
-          "set workers = 1 (more workers need flavor \"multi_thread\", which is not available "
-          "yet)\n");
+          "set workers = 1, or flavor = \"multi_thread\" for more\n");
 }
 
 TEST_CASE("rtctl check: exit 0 when valid - 2 with the position when not") {

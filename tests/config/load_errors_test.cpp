@@ -74,9 +74,9 @@ TEST_CASE("a value outside a closed set lists the allowed values and suggests on
 }
 
 TEST_CASE("an integer out of its range names the range and the default") {
-    CHECK(error_of("[runtime]\nworkers = 0\n") ==
-          "rt.toml:2:11: error: 'runtime.workers' must be between 1 and 1024, not 0 (default: 1)");
-    CHECK(error_of("[runtime]\nworkers = 1025\n").find("must be between 1 and 1024, not 1025") !=
+    CHECK(error_of("[runtime]\nworkers = -1\n") ==
+          "rt.toml:2:11: error: 'runtime.workers' must be between 0 and 1024, not -1 (default: 1)");
+    CHECK(error_of("[runtime]\nworkers = 1025\n").find("must be between 0 and 1024, not 1025") !=
           std::string::npos);
     CHECK(error_of("[runtime]\nworkers = \"2\"\n") ==
           "rt.toml:2:11: error: 'runtime.workers' must be an integer, not a string (default: 1)");

@@ -57,8 +57,8 @@ TEST_CASE("--set errors point into the argument and leave the configuration unch
     CHECK(error_of("reactor.strict=maybe") ==
           "--set:1:16: error: 'reactor.strict' must be a boolean (true or false), not 'maybe'");
     CHECK(error_of("runtime.flavor=multi").find("must be one of") != std::string::npos);
-    CHECK(error_of("runtime.workers=0") ==
-          "--set:1:17: error: 'runtime.workers' must be between 1 and 1024, not 0 (default: 1)");
+    CHECK(error_of("runtime.workers=-1") ==
+          "--set:1:17: error: 'runtime.workers' must be between 0 and 1024, not -1 (default: 1)");
     CHECK(error_of("runtime.workers=two") ==
           "--set:1:17: error: 'runtime.workers' must be an integer, not 'two'");
     CHECK(error_of("reactor.plugin").find("expected KEY=VALUE") != std::string::npos);

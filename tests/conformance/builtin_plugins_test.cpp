@@ -24,19 +24,17 @@ struct task : rtkit::schedulable {
     char lane_tag;
 };
 
-/// Pops everything (every timed task due) and spells the lanes in pop order.
+/// Pops everything and spells the lanes in pop order.
 std::string pop_order(rtkit::lane_policy& p) {
     std::string order;
-    const rtkit::instant now = rtkit::instant(rtkit::duration(1'000'000'000));
-    while (rtkit::schedulable* s = p.pop(now))
+    while (rtkit::schedulable* s = p.pop())
         order += static_cast<task*>(s)->lane_tag;
     return order;
 }
 
-std::shared_ptr<rtkit::lane_policy> three_lane(std::int64_t cancel_limit,
-                                               std::int64_t timed_limit) {
+std::shared_ptr<rtkit::lane_policy> three_lane(std::int64_t cancel_limit) {
     return rtkit::plugin_loader().create_by_name<rtkit::lane_policy>(
-        "three_lane", {{"cancel_streak_limit", cancel_limit}, {"timed_streak_limit", timed_limit}});
+        "three_lane", {{"cancel_streak_limit", cancel_limit}});
 }
 
 }  // namespace
@@ -69,70 +67,55 @@ TEST_CASE("wheel passes its suite with a 10 us tick (overflow after 7.9 days)") 
                                                            {{"tick_us", std::int64_t{10}}}));
 }
 
-TEST_CASE("three_lane passes its suite with streak limits of 1") {
+TEST_CASE("three_lane passes its suite with a streak limit of 1") {
     check_passed(rtkit::conformance::run_lanes_conformance(
-        plugin_dir / "rtkit_lanes_three_lane.so",
-        {{"cancel_streak_limit", std::int64_t{1}}, {"timed_streak_limit", std::int64_t{1}}}));
+        plugin_dir / "rtkit_lanes_three_lane.so", {{"cancel_streak_limit", std::int64_t{1}}}));
 }
 
-TEST_CASE("three_lane: cancel_streak_limit cancel pops - then one waiting task") {
-    auto p = three_lane(3, 6);
+TEST_CASE("three_lane: cancel_streak_limit cancel pops - then one waiting ready task") {
+    auto p = three_lane(3);
     std::vector<task> tasks(12);
     for (int i = 0; i < 10; ++i) {
         tasks[i].lane_tag = 'C';
-        p->push(&tasks[i], rtkit::lane::cancel, {});
+        p->push(&tasks[i], rtkit::lane::cancel);
     }
     for (int i = 10; i < 12; ++i) {
         tasks[i].lane_tag = 'R';
-        p->push(&tasks[i], rtkit::lane::ready, {});
+        p->push(&tasks[i], rtkit::lane::ready);
     }
     CHECK(pop_order(*p) == "CCCRCCCRCCCC");
 }
 
-TEST_CASE("three_lane: an exhausted cancel streak yields to a due timed task too") {
-    auto p = three_lane(2, 6);
+TEST_CASE("three_lane: the ready lane is first in first out") {
+    auto p = three_lane(16);
+    std::vector<task> tasks(100);
+    for (auto& t : tasks)
+        p->push(&t, rtkit::lane::ready);
+    for (auto& t : tasks)
+        CHECK(p->pop() == &t);
+}
+
+TEST_CASE("three_lane: promote takes a task from the middle - the head or the tail of ready") {
+    auto p = three_lane(16);
     std::vector<task> tasks(5);
-    for (int i = 0; i < 4; ++i) {
-        tasks[i].lane_tag = 'C';
-        p->push(&tasks[i], rtkit::lane::cancel, {});
-    }
-    tasks[4].lane_tag = 'T';
-    p->push(&tasks[4], rtkit::lane::timed, rtkit::instant(rtkit::duration(5)));
-    CHECK(pop_order(*p) == "CCTCC");
-}
-
-TEST_CASE("three_lane: timed_streak_limit due timed pops - then one ready task") {
-    auto p = three_lane(16, 2);
-    std::vector<task> tasks(7);
-    for (int i = 0; i < 5; ++i) {
-        tasks[i].lane_tag = 'T';
-        p->push(&tasks[i], rtkit::lane::timed, rtkit::instant(rtkit::duration(i)));
-    }
-    for (int i = 5; i < 7; ++i) {
-        tasks[i].lane_tag = 'R';
-        p->push(&tasks[i], rtkit::lane::ready, {});
-    }
-    CHECK(pop_order(*p) == "TTRTTRT");
-}
-
-TEST_CASE("three_lane: timed tasks with equal deadlines run in push order") {
-    auto p = three_lane(16, 6);
-    std::vector<task> tasks(20);
-    const rtkit::instant deadline(rtkit::duration(42));
-    for (int i = 0; i < 20; ++i)
-        p->push(&tasks[i], rtkit::lane::timed, deadline);
-    for (int i = 0; i < 20; ++i)
-        CHECK(p->pop(deadline) == &tasks[i]);
+    for (auto& t : tasks)
+        p->push(&t, rtkit::lane::ready);
+    p->promote(&tasks[2]);
+    p->promote(&tasks[0]);
+    p->promote(&tasks[4]);
+    for (int i : {2, 0, 4, 1, 3})
+        CHECK(p->pop() == &tasks[i]);
+    CHECK(p->pop() == nullptr);
 }
 
 TEST_CASE("three_lane: steal takes the oldest ready tasks") {
-    auto p = three_lane(16, 6);
+    auto p = three_lane(16);
     std::vector<task> tasks(5);
     for (auto& t : tasks)
-        p->push(&t, rtkit::lane::ready, {});
+        p->push(&t, rtkit::lane::ready);
     rtkit::schedulable* out[2];
     REQUIRE(p->steal(out, 2) == 2);
     CHECK(out[0] == &tasks[0]);
     CHECK(out[1] == &tasks[1]);
-    CHECK(p->pop({}) == &tasks[2]);
+    CHECK(p->pop() == &tasks[2]);
 }

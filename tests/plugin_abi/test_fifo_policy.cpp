@@ -12,7 +12,7 @@
 
 namespace {
 
-/// One FIFO for every lane; ignores deadlines except to hold timed tasks back.
+/// One FIFO for both lanes; cancel-lane tasks are put at its front.
 class test_fifo final : public rtkit::lane_policy {
   public:
     explicit test_fifo(const rtkit::plugin_options& options) {
@@ -22,24 +22,37 @@ class test_fifo final : public rtkit::lane_policy {
         received_.verbose = options.get_bool("verbose");
         received_.batch = options.get_int("batch");
     }
-    void push(rtkit::schedulable* task, rtkit::lane, rtkit::instant deadline) override {
-        task->lane_key = deadline.time_since_epoch().count();
+    void push(rtkit::schedulable* task, rtkit::lane which) noexcept override {
         task->lane_next = nullptr;
-        (tail_ ? tail_->lane_next : head_) = task;
-        tail_ = task;
+        if (which == rtkit::lane::cancel && head_) {
+            task->lane_next = head_;  // cancel tasks go first
+            head_ = task;
+        } else {
+            (tail_ ? tail_->lane_next : head_) = task;
+            tail_ = task;
+        }
         ++size_;
     }
-    rtkit::schedulable* pop(rtkit::instant now) noexcept override {
-        if (!head_ || head_->lane_key > now.time_since_epoch().count()) return nullptr;
+    rtkit::schedulable* pop() noexcept override {
+        if (!head_) return nullptr;
         rtkit::schedulable* task = head_;
         head_ = task->lane_next;
         if (!head_) tail_ = nullptr;
         --size_;
         return task;
     }
+    void promote(rtkit::schedulable* task) noexcept override {
+        // A linear unlink: fine for a test policy.
+        rtkit::schedulable* before = nullptr;
+        for (rtkit::schedulable* t = head_; t != task; t = t->lane_next)
+            before = t;
+        (before ? before->lane_next : head_) = task->lane_next;
+        if (tail_ == task) tail_ = before;
+        --size_;
+        push(task, rtkit::lane::cancel);
+    }
     std::size_t steal(rtkit::schedulable**, std::size_t) noexcept override { return 0; }
     std::size_t size() const noexcept override { return size_; }
-    std::optional<rtkit::instant> next_deadline() const noexcept override { return std::nullopt; }
     void* query_interface(const char* name) noexcept override {
         return std::string_view(name) == test_fifo_options_interface ? &received_ : nullptr;
     }

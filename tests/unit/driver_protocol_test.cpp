@@ -15,7 +15,6 @@
 #include "current_thread_driver.hpp"
 #include "rtkit/plugin_loader.hpp"
 #include "rtkit/rtkit.hpp"
-#include "scheduler.hpp"
 #include "thread_context.hpp"
 #include "worker.hpp"
 
@@ -28,7 +27,7 @@ namespace rtkit::detail {
 struct current_thread_driver_test_access {
     using slot_state = current_thread_driver::slot_state;
     static void set_slot(current_thread_driver& d, slot_state s, std::thread::id requester = {},
-                         std::unique_ptr<worker> held = nullptr) {
+                         held_worker held = nullptr) {
         std::lock_guard lock(d.mutex_);
         d.slot_ = s;
         d.requester_ = requester;
@@ -62,7 +61,7 @@ struct current_thread_driver_test_access {
     /// Replaces the slot once a requester raised its flag (it then sleeps in
     /// its handover wait); false if no request came within `limit`.
     static bool replace_when_requested(current_thread_driver& d, slot_state s,
-                                       std::thread::id requester, std::unique_ptr<worker> held,
+                                       std::thread::id requester, held_worker held,
                                        std::chrono::seconds limit) {
         const auto deadline = std::chrono::steady_clock::now() + limit;
         while (std::chrono::steady_clock::now() < deadline) {
@@ -80,10 +79,8 @@ struct current_thread_driver_test_access {
         }
         return false;
     }
-    static std::unique_ptr<worker> acquire(current_thread_driver& d) { return d.acquire(); }
-    static void release(current_thread_driver& d, std::unique_ptr<worker> w) {
-        d.release(std::move(w));
-    }
+    static held_worker acquire(current_thread_driver& d) { return d.acquire(); }
+    static void release(current_thread_driver& d, held_worker w) { d.release(std::move(w)); }
 };
 
 }  // namespace rtkit::detail
@@ -99,30 +96,28 @@ using test::run_or_abort_on_deadlock;
 /// the worker and what state the driver's slot is in.
 struct bare_runtime {
     plugin_loader loader;
-    std::shared_ptr<reactor> io = loader.create_by_name<reactor>("epoll");
-    std::shared_ptr<timer_driver> timers = loader.create_by_name<timer_driver>("wheel");
-    detail::scheduler sched{*io, *timers};
+    detail::worker_group group{detail::worker_group::flavor::current_thread,
+                               loader.create_by_name<reactor>("epoll")};
+    detail::worker& only_worker =
+        group.add_worker(loader.create_by_name<timer_driver>("wheel"),
+                         loader.create_by_name<lane_policy>("three_lane"));
     detail::region_node root_region;
-    current_thread_driver driver{sched, root_region};
+    current_thread_driver driver{group, root_region};
 
-    bare_runtime() { root_region.sched = &sched; }
+    bare_runtime() { root_region.home = &only_worker.get_handle(); }
 
-    std::unique_ptr<detail::worker> make_worker() {
-        auto w = std::make_unique<detail::worker>(sched, io, timers,
-                                                  loader.create_by_name<lane_policy>("three_lane"));
-        sched.set_home(w.get());
-        return w;
-    }
+    /// The right to drive the worker (dropping it retires the worker).
+    detail::held_worker make_worker() { return detail::held_worker(&only_worker); }
 
-    /// Spawns `t` into `w` as its holder would, and polls until it suspended.
+    /// Spawns `t` into `w` as its driver would, and polls until it suspended.
     void spawn_and_start(detail::worker& w, task<void> t) {
-        detail::scoped_worker holder(&w, &sched);
+        detail::scoped_driving driving(&w.get_handle());
         auto frame = t.release();
         auto& p = frame.promise();
         p.frame = frame;
         p.resume_point = frame;
         p.refs.store(1, std::memory_order_relaxed);  // the scheduler's; no join handle
-        detail::spawn_task(sched, root_region, &p);
+        w.get_handle().spawn(root_region, &p);
         while (w.run_once()) {
         }
     }
@@ -172,7 +167,7 @@ void assert_worker_drop_can_reenter(retirement how) {
                 auto observer = std::async(std::launch::async, [&rt] {
                     slot_state seen = access::wait_while(
                         rt.driver, [](slot_state s) { return s == slot_state::requested; }, 5s);
-                    rt.sched.shutting_down.store(true, std::memory_order_release);
+                    rt.group.begin_shutdown();
                     access::notify(rt.driver);
                     return seen == slot_state::offered;
                 });
@@ -194,7 +189,7 @@ void assert_worker_drop_can_reenter(retirement how) {
 void assert_refused_request_returns(slot_state replacement) {
     run_or_abort_on_deadlock("refused requester", [replacement] {
         bare_runtime rt;
-        std::unique_ptr<detail::worker> foreign_offer;
+        detail::held_worker foreign_offer;
         if (replacement == slot_state::offered) foreign_offer = rt.make_worker();
         auto requester = std::async(std::launch::async, [&rt] {
             return access::acquire(rt.driver) == nullptr;  // true: refused
@@ -207,7 +202,7 @@ void assert_refused_request_returns(slot_state replacement) {
         CHECK(access::slot(rt.driver) == replacement);
         if (replacement == slot_state::offered) CHECK(access::holds_worker(rt.driver));
         CHECK(access::handover_requested(rt.driver));  // R2's flag is still raised
-        rt.sched.shutting_down.store(true, std::memory_order_release);
+        rt.group.begin_shutdown();
         rt.driver.shutdown();
     });
 }
@@ -244,7 +239,7 @@ TEST_CASE("driver protocol: a refused requester does not take a new requester's 
 
 // The seed's ScopedLocalStoreKey is !Send; here the guards that restore a
 // thread's kernel state cannot be copied or moved out of their scope.
-static_assert(!std::is_copy_constructible_v<detail::scoped_worker>);
-static_assert(!std::is_move_constructible_v<detail::scoped_worker>);
+static_assert(!std::is_copy_constructible_v<detail::scoped_driving>);
+static_assert(!std::is_move_constructible_v<detail::scoped_driving>);
 static_assert(!std::is_copy_constructible_v<detail::scoped_task>);
 static_assert(!std::is_move_constructible_v<detail::scoped_task>);

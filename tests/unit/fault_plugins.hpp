@@ -12,14 +12,12 @@
 namespace rtkit::test {
 
 /// The defaults, with one plugin replaced by its faulty twin: reactor
-/// "faulty_epoll", timer "faulty_wheel" or lanes "faulty_three_lane".
+/// "faulty_epoll" or timer "faulty_wheel".
 inline runtime_config config_with_faulty(const std::string& kind) {
     runtime_config c;
     c.plugin_search_path = {RTKIT_TEST_UNIT_PLUGIN_DIR};
-    plugin_selection& slot = kind == "reactor" ? c.reactor : kind == "timer" ? c.timer : c.lanes;
-    slot.preference = {kind == "reactor" ? "faulty_epoll"
-                       : kind == "timer" ? "faulty_wheel"
-                                         : "faulty_three_lane"};
+    plugin_selection& slot = kind == "reactor" ? c.reactor : c.timer;
+    slot.preference = {kind == "reactor" ? "faulty_epoll" : "faulty_wheel"};
     slot.strict = true;
     return c;
 }
@@ -28,9 +26,7 @@ inline runtime_config config_with_faulty(const std::string& kind) {
 /// is already mapped, so dlopen finds that copy (RTLD_NOLOAD) and its control.
 inline plugin_control& control_of(const std::string& kind) {
     const std::string file = std::string(RTKIT_TEST_UNIT_PLUGIN_DIR) + "/rtkit_" + kind +
-                             (kind == "reactor" ? "_faulty_epoll.so"
-                              : kind == "timer" ? "_faulty_wheel.so"
-                                                : "_faulty_three_lane.so");
+                             (kind == "reactor" ? "_faulty_epoll.so" : "_faulty_wheel.so");
     void* library = dlopen(file.c_str(), RTLD_NOW | RTLD_NOLOAD);
     REQUIRE_MESSAGE(library != nullptr, "not loaded: ", file);
     auto get = reinterpret_cast<plugin_control* (*)()>(dlsym(library, "rtkit_test_plugin_control"));

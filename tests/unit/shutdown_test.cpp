@@ -83,7 +83,7 @@ TEST_CASE("shutdown: while another thread's block_on waits - that call ends canc
     std::thread caller([&] {
         try {
             rt->block_on([&]() -> task<void> {
-                co_await never.wait();  // shutdown's cancellation request wakes it
+                co_await never.wait();                  // shutdown's cancellation request wakes it
                 co_await sleep(std::chrono::hours(1));  // a cancellation point: throws
             }());
         } catch (const bad_outcome_access&) {

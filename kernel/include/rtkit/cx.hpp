@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "rtkit/detail/handle.hpp"
 #include "rtkit/detail/region_node.hpp"
 #include "rtkit/detail/timer_await.hpp"
 #include "rtkit/join_handle.hpp"
@@ -25,23 +26,14 @@ class cx;
 
 namespace detail {
 
-/// Kernel entry points used by the templates below (defined in the library).
-scheduler& current_scheduler();  // throws no_runtime_error outside a runtime
-/// Registers `task` in `region` and makes it runnable on `sched`.
-void spawn_task(scheduler& sched, region_node& region, task_header* task);
-/// The same for a local task, which only this thread will ever poll. Throws
-/// no_runtime_error when this thread does not hold the runtime's worker.
-void spawn_local_task(scheduler& sched, region_node& region, task_header* task);
 /// Where spawns from `task` go now: its region, or the region scope it is in.
 region_node& spawn_region_of(task_header& task) noexcept;
-/// Cancels every task in `region` and below it (any thread).
-void cancel_region(scheduler& sched, region_node& region, cancel_reason reason);
 
 template <class T>
 using task_value_t = typename std::remove_cvref_t<T>::promise_type::value_type;
 
 template <class R, class F>
-task<R> run_region(scheduler& sched, region_node& parent, F body);
+task<R> run_region(handle& home, region_node& parent, F body);
 template <class T>
 class timeout_awaiter;
 template <class R, class F>
@@ -60,7 +52,7 @@ class cx {
         detail::task_header* t = detail::current_task();
         if (!t)
             throw no_runtime_error("no rtkit task on this thread: call this from inside a task");
-        return cx(detail::current_scheduler(), t, detail::spawn_region_of(*t));
+        return cx(detail::current_handle(), t, detail::spawn_region_of(*t));
     }
 
     /// This task's id in its runtime.
@@ -71,7 +63,7 @@ class cx {
     rtkit::region_id region_id() const noexcept { return rtkit::region_id{region_->id}; }
 
     /// The runtime clock (the timer driver's).
-    instant now() const noexcept { return detail::scheduler_now(*sched_); }
+    instant now() const noexcept { return home_->now(); }
 
     /// Starts `t` as a task of its own in this context's region; its outcome
     /// comes back through the returned handle. The region does not close before
@@ -79,7 +71,7 @@ class cx {
     template <class T>
     join_handle<T> spawn(task<T> t) const {
         detail::promise<T>& p = prepare(t);
-        detail::spawn_task(*sched_, *region_, &p);
+        home_->spawn(*region_, &p);
         return join_handle<T>(&p);
     }
 
@@ -94,7 +86,7 @@ class cx {
     join_handle<T> spawn_local(task<T> t) const {
         detail::promise<T>& p = prepare(t);
         try {
-            detail::spawn_local_task(*sched_, *region_, &p);
+            home_->spawn_local(*region_, &p);
         } catch (...) {
             p.refs.store(1, std::memory_order_relaxed);
             p.release();
@@ -121,20 +113,20 @@ class cx {
     requires std::invocable<F&, cx>
     auto region(F body) const {
         using R = detail::task_value_t<std::invoke_result_t<F&, cx>>;
-        return detail::run_region<R>(*sched_, *region_, std::move(body));
+        return detail::run_region<R>(*home_, *region_, std::move(body));
     }
 
     /// Cancels every task of this context's region (and the regions below it).
     void cancel_region(cancel_reason reason = {"region cancelled"}) const {
-        detail::cancel_region(*sched_, *region_, std::move(reason));
+        home_->cancel_region(*region_, std::move(reason));
     }
 
     /// Suspends this task for `d` (a real timer in the runtime's timer driver).
     detail::sleep_awaiter sleep(duration d) const noexcept {
-        return detail::sleep_awaiter(*sched_, saturating_add(now(), d));
+        return detail::sleep_awaiter(*home_, saturating_add(now(), d));
     }
     detail::sleep_awaiter sleep_until(instant deadline) const noexcept {
-        return detail::sleep_awaiter(*sched_, deadline);
+        return detail::sleep_awaiter(*home_, deadline);
     }
 
     /// Runs `inner` inline and gives it `d` to finish once it starts waiting.
@@ -164,7 +156,7 @@ class cx {
 
   private:
     template <class R, class F>
-    friend task<R> detail::run_region(detail::scheduler&, detail::region_node&, F);
+    friend task<R> detail::run_region(detail::handle&, detail::region_node&, F);
     /// Takes the frame out of `t` and readies its header for spawning.
     template <class T>
     static detail::promise<T>& prepare(task<T>& t) noexcept {
@@ -172,12 +164,12 @@ class cx {
         detail::promise<T>& p = frame.promise();
         p.frame = frame;
         p.resume_point = frame;
-        p.refs.store(2, std::memory_order_relaxed);  // the scheduler's and the handle's
+        p.refs.store(2, std::memory_order_relaxed);  // the store's and the join handle's
         return p;
     }
-    cx(detail::scheduler& sched, detail::task_header* task, detail::region_node& region) noexcept
-        : sched_(&sched), task_(task), region_(&region) {}
-    detail::scheduler* sched_;
+    cx(detail::handle& home, detail::task_header* task, detail::region_node& region) noexcept
+        : home_(&home), task_(task), region_(&region) {}
+    detail::handle* home_;
     detail::task_header* task_;
     detail::region_node* region_;
 };

@@ -4,6 +4,7 @@
 #include <coroutine>
 #include <utility>
 
+#include "rtkit/detail/handle.hpp"
 #include "rtkit/task.hpp"
 
 namespace rtkit {
@@ -30,9 +31,6 @@ inline bool join_install_waker(task_header* t) noexcept {
     }
     return !(t->state.fetch_or(join_waker, std::memory_order_acq_rel) & complete);
 }
-
-/// Asks `t` to unwind at its next await point, with `reason` (any thread).
-void request_cancel(task_header* t, cancel_reason reason);
 
 }  // namespace detail
 
@@ -66,7 +64,7 @@ class [[nodiscard]] join_handle {
     /// point, unwinds, and its outcome becomes cancelled(reason). No effect on a
     /// finished task. Returns at once (await the handle to see it finish).
     void cancel(cancel_reason reason = {}) const {
-        if (!is_finished()) detail::request_cancel(task_, std::move(reason));
+        if (!is_finished()) task_->home().request_cancel(task_, std::move(reason));
     }
     /// The task record, for combinators.
     detail::promise<T>* record() const noexcept { return task_; }

@@ -18,6 +18,7 @@ class runtime_core;
 /// What a runtime is made of, for diagnostics.
 struct runtime_description {
     std::string flavor;
+    int workers = 1;
     std::string reactor, timer, lanes;  ///< plugin name and file of each
 };
 

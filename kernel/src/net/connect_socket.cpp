@@ -5,8 +5,7 @@
 
 #include <cerrno>
 
-#include "../thread_context.hpp"
-#include "../worker.hpp"
+#include "../worker_group.hpp"
 #include "net_error.hpp"
 #include "rtkit/cx.hpp"
 #include "rtkit/net/io_operation.hpp"
@@ -14,13 +13,14 @@
 namespace rtkit::net::detail {
 namespace {
 
-/// True when this thread's worker has a completion reactor.
+/// True when the current task's runtime will take whole operations (see
+/// registered_fd: a completion reactor used by one thread).
 bool completion_reactor_here() {
-    rtkit::detail::worker* w = rtkit::detail::this_thread().active_worker;
-    if (!w)
-        throw no_runtime_error(
-            "connect needs a runtime's worker: run it in a task, or in a block_on root");
-    return w->io().query_interface(completion_reactor_v1_name) != nullptr;
+    rtkit::detail::task_header* task = rtkit::detail::current_task();
+    if (!task)
+        throw no_runtime_error("connect needs a runtime: run it in a task, or in a block_on root");
+    rtkit::detail::worker_group& group = task->home().group();
+    return !group.io_shared() && group.io().query_interface(completion_reactor_v1_name) != nullptr;
 }
 
 }  // namespace

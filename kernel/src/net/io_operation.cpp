@@ -7,10 +7,8 @@
 #include <cerrno>
 #include <system_error>
 
-#include "../scheduler.hpp"
-#include "../thread_context.hpp"
-#include "../worker.hpp"
 #include "net_error.hpp"
+#include "rtkit/detail/handle.hpp"
 
 namespace rtkit::net::detail {
 namespace {
@@ -34,14 +32,10 @@ bool try_first(io_opcode op) noexcept {
     return op == io_opcode::send || op == io_opcode::write;
 }
 
-rtkit::detail::scheduler& holder_scheduler() {
-    return rtkit::detail::this_thread().active_worker->sched();
-}
-
 }  // namespace
 
 bool io_operation::deadline_passed() const noexcept {
-    return deadline_ && rtkit::detail::scheduler_now(holder_scheduler()) >= *deadline_;
+    return deadline_ && current_task()->home().now() >= *deadline_;
 }
 
 void io_operation::finish(long result) noexcept {
@@ -143,7 +137,7 @@ bool io_operation::await_suspend(std::coroutine_handle<>) {
     if (advance()) return false;
     rtkit::detail::task_header* self = current_task();
     if (deadline_ && !timer_armed_) {
-        timer_ = rtkit::detail::arm_timer(holder_scheduler(), *deadline_, self->make_waker());
+        timer_ = self->home().arm_timer(*deadline_, self->make_waker());
         timer_armed_ = true;
     }
     self->leaf_ready = &leaf_ready;
@@ -178,8 +172,8 @@ void io_operation::abandon() noexcept {
     }
     if (timer_armed_) {
         timer_armed_ = false;
-        rtkit::detail::cancel_timer(holder_scheduler(), timer_);
-        rtkit::detail::finish_timer(timer_);
+        if (timer_.owner) timer_.owner->cancel_timer(timer_);
+        rtkit::detail::handle::finish_timer(timer_);
     }
 }
 

@@ -4,9 +4,6 @@
 
 #include <utility>
 
-#include "../thread_context.hpp"
-#include "../worker.hpp"
-
 namespace rtkit::net {
 
 registered_fd::registered_fd(int fd, fd_kind kind, socket_address peer)
@@ -17,10 +14,11 @@ registered_fd::registered_fd(int fd, fd_kind kind, socket_address peer)
         ::close(std::exchange(fd_, -1));
         throw;
     }
-    // The registration found the worker; ask its reactor for whole operations.
-    rtkit::detail::worker* w = rtkit::detail::this_thread().active_worker;
-    completion_ =
-        static_cast<completion_reactor_v1*>(w->io().query_interface(completion_reactor_v1_name));
+    // Whole operations only where one thread uses the reactor: a shared one
+    // (multi-thread) would take its lock for every operation.
+    if (!registration_.shared())
+        completion_ = static_cast<completion_reactor_v1*>(
+            registration_.get_reactor()->query_interface(completion_reactor_v1_name));
 }
 
 registered_fd::registered_fd(registered_fd&& other) noexcept

@@ -8,7 +8,7 @@
 
 namespace rtkit::detail {
 
-class scheduler;
+class worker_group;
 
 /// The running task's waker, lent without taking a reference, for a call that
 /// only copies it if it must keep it (reactor::poll_ready): the task is being
@@ -28,14 +28,17 @@ class borrowed_task_waker {
     };
 };
 
-/// A descriptor registered with the reactor of the runtime whose worker the
-/// registering thread holds. Every operation must run on the thread that holds
-/// that worker (a task's poll, or a block_on root driving it).
+/// A descriptor registered with the reactor of the current task's runtime.
+/// In the current-thread flavor every operation must run on the thread that
+/// drives the worker (a task's poll, or a block_on root driving it); in the
+/// multi-thread flavor the reactor is shared and any of the runtime's threads
+/// may use it (each call is serialised with the others).
 class io_registration {
   public:
     io_registration() noexcept = default;
-    /// Registers `fd` for `what`. Throws no_runtime_error when this thread does
-    /// not hold a runtime's worker, std::system_error from the reactor.
+    /// Registers `fd` for `what`. Throws no_runtime_error outside a task, or
+    /// where this thread cannot reach the reactor (current-thread flavor,
+    /// another thread drives the worker); std::system_error from the reactor.
     io_registration(int fd, interest what);
     io_registration(io_registration&& other) noexcept;
     io_registration& operator=(io_registration&& other) noexcept;
@@ -46,10 +49,20 @@ class io_registration {
     explicit operator bool() const noexcept { return reactor_ != nullptr; }
     /// The readiness latched for `want` (plus hangup/error), or 0 after arming `w`.
     unsigned poll_ready(interest want, const waker& w) {
-        return reactor_->poll_ready(token_, want, w);
+        if (!shared_) return reactor_->poll_ready(token_, want, w);
+        return poll_ready_shared(want, w);
     }
     /// Forgets latched `bits` after an operation hit EAGAIN.
-    void clear_ready(unsigned bits) noexcept { reactor_->clear_ready(token_, bits); }
+    void clear_ready(unsigned bits) noexcept {
+        if (!shared_)
+            reactor_->clear_ready(token_, bits);
+        else
+            clear_ready_shared(bits);
+    }
+    /// The reactor, for extension interfaces; null when not registered.
+    reactor* get_reactor() const noexcept { return reactor_; }
+    /// Whether several threads share the reactor (then only readiness is used).
+    bool shared() const noexcept { return shared_; }
     /// Changes the interest.
     void modify(interest what);
 
@@ -71,9 +84,13 @@ class io_registration {
     ready_awaiter ready(interest want) noexcept { return ready_awaiter(*this, want); }
 
   private:
+    unsigned poll_ready_shared(interest want, const waker& w);
+    void clear_ready_shared(unsigned bits) noexcept;
+
     reactor* reactor_ = nullptr;
-    scheduler* sched_ = nullptr;
+    worker_group* group_ = nullptr;
     io_token token_ = 0;
+    bool shared_ = false;
 };
 
 }  // namespace rtkit::detail

@@ -8,7 +8,7 @@
 
 namespace rtkit::detail {
 
-class scheduler;
+class handle;
 
 /// The next region id (a process-wide counter).
 std::uint64_t next_region_id() noexcept;
@@ -27,7 +27,7 @@ struct region_node {
 
     const std::uint64_t id = next_region_id();
     region_node* parent = nullptr;
-    scheduler* sched = nullptr;
+    handle* home = nullptr;  ///< how the region's runtime is reached
     std::atomic<std::uint64_t> word{0};
     std::atomic<bool> cancelled{false};
     std::atomic<cancel_reason*> reason{nullptr};

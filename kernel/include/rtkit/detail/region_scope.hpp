@@ -13,8 +13,7 @@ namespace rtkit::detail {
 /// passed on to the region's tasks, and the wait goes on.
 class region_drain_awaiter {
   public:
-    region_drain_awaiter(scheduler& sched, region_node& node) noexcept
-        : sched_(sched), node_(node) {}
+    region_drain_awaiter(handle& home, region_node& node) noexcept : home_(home), node_(node) {}
     bool await_ready() noexcept { return node_.close(); }
     bool await_suspend(std::coroutine_handle<>) {
         task_header* self = current_task();
@@ -32,14 +31,14 @@ class region_drain_awaiter {
         if (cancel_pending() && !me->passed_on_) {
             me->passed_on_ = true;
             try {
-                cancel_region(me->sched_, me->node_, cancel_reason{"owner cancelled"});
+                me->home_.cancel_region(me->node_, cancel_reason{"owner cancelled"});
             } catch (...) {
                 // Out of memory while cancelling: the region still drains on its own.
             }
         }
         return false;
     }
-    scheduler& sched_;
+    handle& home_;
     region_node& node_;
     bool passed_on_ = false;
 };
@@ -61,26 +60,26 @@ class scoped_spawn_region {
 };
 
 template <class R, class F>
-task<R> run_region(scheduler& sched, region_node& parent, F body) {
+task<R> run_region(handle& home, region_node& parent, F body) {
     region_node node;
     node.parent = &parent;
-    node.sched = &sched;
+    node.home = &home;
     parent.enter();
     std::exception_ptr failure;
     std::optional<std::conditional_t<std::is_void_v<R>, bool, R>> value;
     try {
         scoped_spawn_region inside(node);
         if constexpr (std::is_void_v<R>) {
-            co_await body(cx(sched, current_task(), node));
+            co_await body(cx(home, current_task(), node));
             value = true;
         } else {
-            value = co_await body(cx(sched, current_task(), node));
+            value = co_await body(cx(home, current_task(), node));
         }
     } catch (...) {
         failure = std::current_exception();
     }
-    if (failure) cancel_region(sched, node, cancel_reason{"region body failed"});
-    co_await region_drain_awaiter(sched, node);
+    if (failure) home.cancel_region(node, cancel_reason{"region body failed"});
+    co_await region_drain_awaiter(home, node);
     parent.leave();
     if (failure) std::rethrow_exception(failure);
     if constexpr (!std::is_void_v<R>) co_return std::move(*value);

@@ -19,6 +19,9 @@ struct task_extras {
     timeout_state* timeouts = nullptr;
     /// For a local task (task_state::local): the only thread that may poll it.
     std::thread::id local_owner;
+    /// ... and, when that thread is a worker of its own (multi-thread), the
+    /// handle of that worker: wakes from anywhere go there.
+    handle* local_home = nullptr;
     ~task_extras() { delete reason.load(std::memory_order_acquire); }
 };
 

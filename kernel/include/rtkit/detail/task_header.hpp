@@ -29,7 +29,7 @@ struct region_id {
 
 namespace detail {
 
-class scheduler;
+class handle;
 struct region_node;
 struct task_extras;
 
@@ -53,7 +53,7 @@ inline constexpr std::uint32_t local =
 /// Scheduling record embedded in every task's coroutine promise, so a spawned
 /// task costs exactly one allocation: its coroutine frame.
 ///
-/// Life: `refs` counts the scheduler (until complete), the join handle, and
+/// Life: `refs` counts the task store (until the task completes), the join handle, and
 /// each waker. The frame is destroyed when the count reaches zero.
 struct task_header : schedulable {
     std::atomic<std::uint32_t> state{0};
@@ -74,7 +74,7 @@ struct task_header : schedulable {
     };
     task_id id;
     /// The region this task belongs to; it keeps the region open until it
-    /// ends, and its scheduler is the task's.
+    /// ends, and its handle is how the task's runtime is reached.
     region_node* region = nullptr;
     /// Rarely needed state (cancel reason, region scopes, timeouts), allocated
     /// on first use by whichever thread needs it first.
@@ -93,14 +93,24 @@ struct task_header : schedulable {
     /// worker's own thread), which saves state transitions (wakes meanwhile
     /// just mark it notified).
     bool requeued_running = false;
+    /// The worker whose task store holds the task, or `not_admitted` while a
+    /// spawned task waits to be registered (kernel only).
+    std::uint16_t admitted_by = not_admitted;
+    static constexpr std::uint16_t not_admitted = 0xFFFF;
+    /// The worker whose lane policy holds the task now, or `not_in_lanes`
+    /// (kernel only: written under that worker's lanes, read by a
+    /// cancellation request to find where to promote it).
+    std::atomic<std::uint16_t> lanes_of{not_in_lanes};
+    static constexpr std::uint16_t not_in_lanes = 0xFFFF;
 
     /// A waker for this task (takes a reference).
     waker make_waker() noexcept;
     /// A waker that takes over a reference the caller already counted.
     waker adopt_as_waker() noexcept;
-    /// The runtime the task runs on (its region's). Wakes go to its scheduler,
-    /// except for a block_on root, whose wakes set root_woken for its caller.
-    scheduler* sched() const noexcept { return region->sched; }
+    /// How the task's runtime is reached (its region's handle). Wakes go
+    /// through it, except for a block_on root, whose wakes set root_woken for
+    /// its caller.
+    handle& home() const noexcept { return *region->home; }
     /// The extras, allocated if needed (any thread).
     task_extras& get_extras();
     /// Drops one reference; destroys the frame at zero.

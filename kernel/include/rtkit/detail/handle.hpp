@@ -1,0 +1,91 @@
+#pragma once
+// rtkit::detail::handle: the one way into a runtime's workers. Not API: the
+// templates of the public headers call it; its functions live in the kernel.
+#include <cstdint>
+
+#include "rtkit/outcome.hpp"
+#include "rtkit/time.hpp"
+#include "rtkit/timer_driver.hpp"
+#include "rtkit/waker.hpp"
+
+namespace rtkit {
+class reactor;
+}
+
+namespace rtkit::detail {
+
+class handle;
+class worker;
+class worker_group;
+class remote_timer;
+struct region_node;
+struct task_header;
+
+/// A timer armed for a task: which worker's timer driver holds it, and how.
+struct timer_ticket {
+    handle* owner = nullptr;         ///< the handle of the worker that armed it
+    timer_handle id = 0;             ///< in that worker's timer driver, once armed
+    remote_timer* remote = nullptr;  ///< set when armed from a thread not driving `owner`
+};
+
+/// One per worker of a runtime; any thread may use any of them.
+///
+/// Everything that makes work for a runtime goes through a handle: spawning,
+/// waking, arming and cancelling timers, cancellation requests, and reaching
+/// the reactor for I/O. Each operation decides in one place whether the
+/// calling thread drives a worker of this runtime (then it acts on that worker
+/// directly: a push into its lanes, an insert into its timer driver) or not
+/// (then it hands the work over lock-free, through the runtime's injector or a
+/// worker's inbox, and unparks a worker only if one is parked). The worker
+/// itself only dispatches; drivers only call down into workers and handles.
+class handle {
+  public:
+    handle(worker_group& group, worker& w, std::uint16_t index) noexcept
+        : group_(&group), worker_(&w), index_(index) {}
+    handle(const handle&) = delete;
+    handle& operator=(const handle&) = delete;
+
+    /// Registers a prepared task in `region` and makes it runnable.
+    void spawn(region_node& region, task_header* task);
+    /// The same for a task only ever polled on the calling thread. Throws
+    /// no_runtime_error where that thread cannot poll it (it drives no worker
+    /// of this runtime).
+    void spawn_local(region_node& region, task_header* task);
+    /// Queues a task whose `scheduled` bit the caller just won.
+    void schedule(task_header* task) noexcept;
+
+    /// Arms `w` at `deadline` in a timer driver of this runtime.
+    timer_ticket arm_timer(instant deadline, waker w);
+    /// Disarms a timer that has not fired (a no-op once it fired).
+    void cancel_timer(timer_ticket& ticket) noexcept;
+    /// Releases what a fired or cancelled ticket still holds.
+    static void finish_timer(timer_ticket& ticket) noexcept;
+
+    /// Asks `task` to unwind at its next await point (any thread): it moves to
+    /// the cancel lane, wherever it waits.
+    void request_cancel(task_header* task, cancel_reason reason);
+    /// Cancels every task in `region` and below it (any thread).
+    void cancel_region(region_node& region, cancel_reason reason);
+
+    /// The runtime's clock (its timer driver's).
+    instant now() const noexcept;
+
+    /// The handle of the worker the calling thread drives, when it is one of
+    /// this runtime's; null otherwise.
+    handle* driven_here() const noexcept;
+
+    worker_group& group() const noexcept { return *group_; }
+    worker& owner() const noexcept { return *worker_; }
+    std::uint16_t index() const noexcept { return index_; }
+
+  private:
+    worker_group* group_;
+    worker* worker_;
+    std::uint16_t index_;
+};
+
+/// The handle the current task's runtime is reached through; throws
+/// no_runtime_error outside a task.
+handle& current_handle();
+
+}  // namespace rtkit::detail

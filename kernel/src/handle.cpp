@@ -1,0 +1,227 @@
+// The handle: where every piece of work for a runtime enters, and the one
+// place that decides "this thread drives a worker of this runtime: act on it"
+// or "elsewhere: hand it over lock-free and unpark a worker if one is parked".
+#include "rtkit/detail/handle.hpp"
+
+#include <thread>
+
+#include "rtkit/cx.hpp"
+#include "rtkit/detail/region_node.hpp"
+#include "rtkit/detail/task_extras.hpp"
+#include "task_wake.hpp"
+#include "thread_context.hpp"
+#include "worker.hpp"
+
+namespace rtkit::detail {
+
+namespace {
+
+/// Wins the right to queue `task`, marking it `queued_as` (scheduled, or
+/// running for a task requeued as a yield does), and returns true; or records
+/// the wake where it is enough and returns false: a running task is marked
+/// notified (its worker polls it again), a queued one needs nothing, a
+/// finished one ignores wakes.
+bool claim_queue(task_header* task, std::uint32_t queued_as) noexcept {
+    using namespace task_state;
+    std::uint32_t s = task->state.load(std::memory_order_acquire);
+    for (;;) {
+        if (s & (complete | scheduled)) return false;
+        const std::uint32_t next = s | ((s & running) ? notified : queued_as);
+        if (next == s) return false;  // already notified
+        if (task->state.compare_exchange_weak(s, next, std::memory_order_acq_rel))
+            return !(s & running);
+    }
+}
+
+/// Where the lanes say `task` waits: a worker index, with this bit in the cancel lane.
+constexpr std::uint16_t in_cancel_lane = 0x8000;
+
+}  // namespace
+
+handle* handle::driven_here() const noexcept {
+    handle* here = driving();
+    return here && here->group_ == group_ ? here : nullptr;
+}
+
+instant handle::now() const noexcept {
+    return worker_->now();
+}
+
+void wake_task(task_header* task) noexcept {
+    using namespace task_state;
+    if (task->state.load(std::memory_order_acquire) & root) {
+        // The flag lives in the root's own state word, which a waker keeps alive.
+        if (task->state.fetch_or(root_woken, std::memory_order_seq_cst) & (root_woken | complete))
+            return;
+        task->state.notify_all();  // a caller polling it off the worker waits on the word
+        worker_group& group = task->home().group();
+        // A current-thread caller driving the worker may be parked in it.
+        if (group.kind() == worker_group::flavor::current_thread)
+            group.worker_at(0).park_state().unpark();
+        return;
+    }
+    if (claim_queue(task, scheduled)) task->home().schedule(task);
+}
+
+void handle::schedule(task_header* task) noexcept {
+    handle* here = driven_here();
+    if (here && (task->state.load(std::memory_order_relaxed) & task_state::local)) {
+        // A local task of another worker thread runs only there.
+        handle* home = task->extras.load(std::memory_order_relaxed)->local_home;
+        if (home && home != here) {
+            home->worker_->send_task(task);
+            return;
+        }
+    }
+    if (!here) {
+        group_->inject(task);
+        return;
+    }
+    here->worker_->push(task);
+    if (group_->steals()) group_->notify_work_available();
+}
+
+bool wake_if_polled_here(task_header* task) noexcept {
+    // A root may be polled by its caller off the worker, so it never qualifies.
+    if (task->state.load(std::memory_order_relaxed) & task_state::root) return false;
+    handle* here = task->home().driven_here();
+    // With thieves around, another worker could take the task and run it
+    // before the caller is done with it.
+    if (!here || here->group().steals()) return false;
+    // Queue it already marked running, as a yield requeues: the worker then
+    // skips the scheduled -> running transition, one locked instruction less
+    // per wake. Wakes while it waits in the queue only mark it notified.
+    if (claim_queue(task, task_state::running)) {
+        task->requeued_running = true;
+        here->owner().push(task);
+    }
+    return true;
+}
+
+void handle::spawn(region_node& region, task_header* task) {
+    task->region = &region;
+    region.enter();
+    std::uint32_t initial = task_state::scheduled;
+    if (region.is_cancelled()) {
+        // Spawned into a cancelled region: it unwinds at its first await point.
+        set_cancel_reason(*task, region.cancel_reason_or_default());
+        initial |= task_state::cancel_requested;
+    }
+    // Nobody else can see the task yet; its joiner may once it is queued.
+    task->state.store(initial, std::memory_order_relaxed);
+    if (handle* here = driven_here()) {
+        here->worker_->admit(task);
+        if (group_->steals()) group_->notify_work_available();
+    } else {
+        group_->inject(task);
+    }
+}
+
+void handle::spawn_local(region_node& region, task_header* task) {
+    handle* here = driven_here();
+    if (!here)
+        throw no_runtime_error(
+            "spawn_local needs this thread to drive one of the runtime's workers: call it from a "
+            "task, or from a block_on root that drives the worker (current_thread)");
+    task_extras& extras = task->get_extras();
+    extras.local_owner = std::this_thread::get_id();
+    if (group_->kind() == worker_group::flavor::multi_thread) extras.local_home = here;
+    task->region = &region;
+    region.enter();
+    std::uint32_t initial = task_state::scheduled | task_state::local;
+    if (region.is_cancelled()) {
+        set_cancel_reason(*task, region.cancel_reason_or_default());
+        initial |= task_state::cancel_requested;
+    }
+    task->state.store(initial, std::memory_order_relaxed);
+    here->worker_->admit(task);
+}
+
+timer_ticket handle::arm_timer(instant deadline, waker w) {
+    if (handle* here = driven_here())
+        return timer_ticket{here, here->worker_->arm_timer(deadline, std::move(w)), nullptr};
+    // Off the workers: this handle's worker arms it when it drains the request.
+    auto* timer = new remote_timer(deadline, std::move(w));  // the ticket's reference
+    timer->add_ref();                                        // the request's
+    try {
+        worker_->send_request(new remote_request{remote_request::kind::arm_timer, timer});
+    } catch (...) {
+        timer->release();
+        timer->release();
+        throw;
+    }
+    return timer_ticket{this, 0, timer};
+}
+
+void handle::cancel_timer(timer_ticket& ticket) noexcept {
+    handle* owner = ticket.owner;
+    if (!owner) return;
+    if (!ticket.remote && driving() == owner) {
+        owner->worker_->cancel_timer(ticket.id);
+        return;
+    }
+    // Another thread armed it, or the task moved on to another worker: ask the
+    // owner to disarm it. The request takes over the ticket's reference.
+    remote_timer* remote = std::exchange(ticket.remote, nullptr);
+    try {
+        auto* request = new remote_request{remote_request::kind::cancel_timer, remote};
+        request->timer = ticket.id;
+        owner->worker_->send_request(request);
+    } catch (...) {
+        // Out of memory: the timer fires later and wakes nothing harmful.
+        if (remote) remote->release();
+    }
+}
+
+void handle::finish_timer(timer_ticket& ticket) noexcept {
+    if (ticket.remote) std::exchange(ticket.remote, nullptr)->release();
+}
+
+void handle::request_cancel(task_header* task, cancel_reason reason) {
+    set_cancel_reason(*task, std::move(reason));
+    if (task->state.fetch_or(task_state::cancel_requested, std::memory_order_acq_rel) &
+        (task_state::complete | task_state::cancel_requested))
+        return;
+    // Idle: queued into the cancel lane now. Running: polled again at once.
+    waker w = task->make_waker();
+    w.wake();
+    // Waiting in a ready lane: moved to its worker's cancel lane, so that it
+    // unwinds promptly however many ready tasks are ahead of it.
+    const std::uint16_t where = task->lanes_of.load(std::memory_order_relaxed);
+    if (where == task_header::not_in_lanes || (where & in_cancel_lane)) return;
+    worker& w_lanes = group_->worker_at(where);
+    if (driving() == &w_lanes.get_handle()) {
+        w_lanes.promote(task);
+        return;
+    }
+    task->refs.fetch_add(1, std::memory_order_relaxed);  // the request's
+    try {
+        w_lanes.send_request(new remote_request{remote_request::kind::promote, task});
+    } catch (...) {
+        task->release();  // out of memory: it unwinds when its turn comes
+    }
+}
+
+void handle::cancel_region(region_node& region, cancel_reason reason) {
+    auto* mine = new cancel_reason(std::move(reason));
+    cancel_reason* none = nullptr;
+    if (!region.reason.compare_exchange_strong(none, mine, std::memory_order_acq_rel)) delete mine;
+    if (region.cancelled.exchange(true, std::memory_order_acq_rel)) return;
+    // Each worker finds the region's tasks in its own store.
+    for (std::size_t i = 0; i < group_->size(); ++i) {
+        worker& w = group_->worker_at(i);
+        if (driving() == &w.get_handle()) {
+            w.cancel_region_tasks(region);
+            continue;
+        }
+        region.enter();  // keeps the region open until that worker has handled it
+        try {
+            w.send_request(new remote_request{remote_request::kind::cancel_region, &region});
+        } catch (...) {
+            region.leave();
+            throw;
+        }
+    }
+}
+
+}  // namespace rtkit::detail

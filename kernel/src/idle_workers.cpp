@@ -1,0 +1,67 @@
+#include "idle_workers.hpp"
+
+#include <algorithm>
+
+namespace rtkit::detail {
+
+void idle_workers::reset(std::size_t workers) noexcept {
+    workers_ = workers;
+    state_.store(static_cast<std::uint32_t>(workers) * unparked_one, std::memory_order_relaxed);
+    parked_.clear();
+    parked_.reserve(workers);
+    is_parked_.assign(workers, false);
+}
+
+std::optional<std::uint16_t> idle_workers::worker_to_notify() noexcept {
+    // Fast path, taken by nearly every spawn and wake: someone is already
+    // looking for work, or nobody is parked.
+    const std::uint32_t s = state_.load(std::memory_order_seq_cst);
+    if ((s & searching_mask) != 0 || (s >> 16) >= workers_) return std::nullopt;
+    std::lock_guard lock(parked_mutex_);
+    const std::uint32_t again = state_.load(std::memory_order_seq_cst);
+    if ((again & searching_mask) != 0 || parked_.empty()) return std::nullopt;
+    // Unparked and searching at once: the next new work wakes nobody while
+    // this worker looks.
+    state_.fetch_add(unparked_one + 1, std::memory_order_seq_cst);
+    const std::uint16_t index = parked_.back();
+    parked_.pop_back();
+    is_parked_[index] = false;
+    return index;
+}
+
+bool idle_workers::try_start_searching() noexcept {
+    std::uint32_t s = state_.load(std::memory_order_seq_cst);
+    for (;;) {
+        if (2 * (s & searching_mask) >= (s >> 16)) return false;
+        if (state_.compare_exchange_weak(s, s + 1, std::memory_order_seq_cst)) return true;
+    }
+}
+
+bool idle_workers::stop_searching() noexcept {
+    return (state_.fetch_sub(1, std::memory_order_seq_cst) & searching_mask) == 1;
+}
+
+bool idle_workers::park(std::uint16_t index, bool was_searching) noexcept {
+    std::lock_guard lock(parked_mutex_);
+    const std::uint32_t minus = unparked_one + (was_searching ? 1 : 0);
+    const std::uint32_t before = state_.fetch_sub(minus, std::memory_order_seq_cst);
+    parked_.push_back(index);
+    is_parked_[index] = true;
+    return was_searching && (before & searching_mask) == 1;
+}
+
+bool idle_workers::is_parked(std::uint16_t index) noexcept {
+    std::lock_guard lock(parked_mutex_);
+    return is_parked_[index];
+}
+
+bool idle_workers::woke(std::uint16_t index) noexcept {
+    std::lock_guard lock(parked_mutex_);
+    if (!is_parked_[index]) return true;  // a notifier took it off the list
+    parked_.erase(std::find(parked_.begin(), parked_.end(), index));
+    is_parked_[index] = false;
+    state_.fetch_add(unparked_one, std::memory_order_seq_cst);
+    return false;
+}
+
+}  // namespace rtkit::detail

@@ -1,0 +1,275 @@
+#include "multi_thread_driver.hpp"
+
+#include <cstdio>
+#include <random>
+#include <stdexcept>
+#include <string>
+
+#include "rtkit/detail/task_extras.hpp"
+#include "thread_context.hpp"
+#include "timeouts.hpp"
+
+namespace rtkit::detail {
+
+namespace {
+/// How many tasks a worker takes from the injector at once.
+constexpr std::size_t injector_batch = 32;
+/// The most tasks one steal moves (about half of the victim's ready tasks).
+constexpr std::size_t steal_batch = 128;
+/// A busy worker also looks at the injector every this many polls, so work
+/// from outside is not starved by work that keeps spawning locally.
+constexpr unsigned injector_check_interval = 61;
+/// Rounds a worker thread gives its local tasks to unwind at shutdown.
+constexpr int local_unwind_rounds = 1000;
+
+task_header* as_task(schedulable* s) noexcept {
+    return static_cast<task_header*>(s);
+}
+
+/// Puts a task taken from elsewhere into `w`'s lanes: registers a new spawn.
+void take_in(worker& w, task_header* task) {
+    if (task->admitted_by == task_header::not_admitted)
+        w.admit(task);
+    else
+        w.push(task);
+}
+
+bool root_wake_pending(const task_header* root) noexcept {
+    return root->state.load(std::memory_order_seq_cst) & task_state::root_woken;
+}
+bool take_root_wake(task_header* root) noexcept {
+    return root->state.fetch_and(~task_state::root_woken, std::memory_order_acq_rel) &
+           task_state::root_woken;
+}
+void wait_root_wake(task_header* root) noexcept {
+    std::uint32_t s = root->state.load(std::memory_order_acquire);
+    while (!(s & task_state::root_woken)) {
+        root->state.wait(s, std::memory_order_acquire);
+        s = root->state.load(std::memory_order_acquire);
+    }
+}
+
+}  // namespace
+
+multi_thread_driver::multi_thread_driver(worker_group& group, region_node& root_region)
+    : group_(group), root_region_(root_region) {}
+
+multi_thread_driver::~multi_thread_driver() {
+    shutdown();
+}
+
+void multi_thread_driver::start() {
+    try {
+        for (std::size_t i = 0; i < group_.size(); ++i)
+            threads_.emplace_back([this, i] { run_worker(group_.worker_at(i)); });
+    } catch (...) {
+        shutdown();
+        throw;
+    }
+}
+
+void multi_thread_driver::run_worker(worker& w) {
+    scoped_driving here(&w.get_handle());
+    bool searching = false;
+    unsigned polls = 0;
+    auto found_work = [&] {
+        if (!searching) return;
+        searching = false;
+        // The last searcher to find work wakes another, so work spreads.
+        if (group_.idle().stop_searching()) group_.notify_work_available();
+    };
+    try {
+        while (!group_.shutting_down()) {
+            if (w.run_once()) {
+                found_work();
+                if (++polls % injector_check_interval == 0) take_injected(w);
+                continue;
+            }
+            w.maintain();
+            if (w.has_runnable() || take_injected(w)) continue;
+            if (!searching) searching = group_.idle().try_start_searching();
+            if (searching && steal(w)) continue;
+            searching = park(w, searching);
+        }
+    } catch (const std::exception& e) {
+        // A plugin failed under this worker (a reactor's poll, a timer
+        // driver): nothing on this thread can take the error. The runtime
+        // stops; its tasks are cancelled at shutdown.
+        std::fprintf(stderr, "rtkit: a worker thread stopped after an error (%s)\n", e.what());
+        group_.begin_shutdown();
+        cancel_roots();
+    }
+    unwind_local_tasks(w);
+}
+
+bool multi_thread_driver::take_injected(worker& w) {
+    schedulable* batch[injector_batch];
+    const std::size_t n = group_.take_injected(batch, injector_batch);
+    for (std::size_t i = 0; i < n; ++i)
+        take_in(w, as_task(batch[i]));
+    // More may wait: let a parked worker help.
+    if (n == injector_batch) group_.notify_work_available();
+    return n > 0;
+}
+
+bool multi_thread_driver::steal(worker& w) {
+    thread_local std::minstd_rand pick{std::random_device{}()};
+    const std::size_t workers = group_.size();
+    const std::size_t start = pick() % workers;
+    schedulable* batch[steal_batch];
+    for (std::size_t k = 0; k < workers; ++k) {
+        worker& victim = group_.worker_at((start + k) % workers);
+        if (&victim == &w || victim.queued() == 0) continue;
+        const std::size_t n = victim.steal_into(batch, steal_batch);
+        if (n == 0) continue;
+        for (std::size_t i = 0; i < n; ++i) {
+            task_header* task = as_task(batch[i]);
+            // A local task runs only on its own worker: back it goes.
+            handle* home = (task->state.load(std::memory_order_relaxed) & task_state::local)
+                               ? task->extras.load(std::memory_order_relaxed)->local_home
+                               : nullptr;
+            if (home && home != &w.get_handle())
+                home->owner().send_task(task);
+            else
+                w.push(task);
+        }
+        return true;
+    }
+    return false;
+}
+
+bool multi_thread_driver::park(worker& w, bool searching) {
+    idle_workers& idle = group_.idle();
+    if (idle.park(w.index(), searching)) {
+        // The last searcher: work that came while it searched woke nobody.
+        bool pending = !group_.injector_looks_empty();
+        for (std::size_t i = 0; i < group_.size() && !pending; ++i)
+            pending = group_.worker_at(i).queued() > 0;
+        if (pending) group_.notify_work_available();
+    }
+    const std::optional<instant> deadline = w.next_deadline();
+    duration timeout{-1};
+    if (deadline) timeout = std::max(duration{0}, *deadline - w.now());
+    // One parked worker waits in the reactor for everybody's I/O.
+    const bool in_reactor = group_.try_lock_io();
+    w.park_state().announce(in_reactor ? parker::in_reactor : parker::on_futex);
+    // A last look, after announcing: work published before it is seen here,
+    // work published after it finds this worker waiting and ends the wait.
+    const bool work_came = w.inbox_may_have_items() || !group_.injector_looks_empty() ||
+                           !idle.is_parked(w.index()) || group_.shutting_down();
+    if (!work_came) {
+        if (in_reactor)
+            group_.io().poll(timeout);
+        else
+            w.park_state().wait_on_futex(timeout);
+    }
+    w.park_state().clear();
+    if (in_reactor) group_.unlock_io();
+    return idle.woke(w.index());
+}
+
+void multi_thread_driver::unwind_local_tasks(worker& w) {
+    const std::thread::id me = std::this_thread::get_id();
+    auto local_here = [&](task_header* t) {
+        return (t->state.load(std::memory_order_relaxed) & task_state::local) &&
+               t->extras.load(std::memory_order_relaxed)->local_owner == me;
+    };
+    for (int round = 0; round < local_unwind_rounds && w.local_tasks_of(me) > 0; ++round) {
+        w.drain_inbox();
+        w.store().for_each([&](task_header* t) {
+            if (local_here(t) &&
+                !(t->state.load(std::memory_order_relaxed) & task_state::cancel_requested))
+                w.get_handle().request_cancel(t, cancel_reason{"runtime shut down"});
+        });
+        while (w.run_once()) {
+        }
+        w.fire_due_timers();
+    }
+}
+
+std::exception_ptr multi_thread_driver::drive(root_reference& reference) {
+    if (handle* here = driving(); here && &here->group() == &group_)
+        throw std::logic_error(
+            "block_on called on one of this multi_thread runtime's worker threads would block "
+            "that worker: spawn the work and co_await its join handle instead");
+    task_header* root = reference.get();
+    root->state.store(task_state::root, std::memory_order_relaxed);
+    root->region = &root_region_;
+    {
+        std::lock_guard lock(roots_mutex_);
+        roots_.insert(root);
+    }
+    struct forget_root {
+        multi_thread_driver& driver;
+        task_header* root;
+        ~forget_root() {
+            std::lock_guard lock(driver.roots_mutex_);
+            driver.roots_.erase(root);
+        }
+    } registered{*this, root};
+    // Polled here, off the workers, whenever its waker fired.
+    bool cancel_sent = false;
+    for (bool first_poll = true;; first_poll = false) {
+        if (!cancel_sent && group_.shutting_down()) {
+            cancel_sent = true;
+            root->home().request_cancel(root, cancel_reason{"runtime shut down"});
+        }
+        if (first_poll || take_root_wake(root)) {
+            scoped_task polling(root);
+            if (!root->leaf_ready || root->leaf_ready(root->leaf)) {
+                root->leaf_ready = nullptr;
+                root->resume_point.resume();
+            }
+            if (root->finished) break;
+            after_suspending_poll(*root);
+            if (root->yielded) {
+                root->yielded = false;
+                root->state.fetch_or(task_state::root_woken, std::memory_order_relaxed);
+            }
+            continue;
+        }
+        if (!root_wake_pending(root)) wait_root_wake(root);
+    }
+    root->state.fetch_or(task_state::complete, std::memory_order_acq_rel);
+    scoped_task retiring(root);
+    return reference.retire();
+}
+
+std::size_t multi_thread_driver::live_roots() {
+    std::lock_guard lock(roots_mutex_);
+    return roots_.size();
+}
+
+void multi_thread_driver::drain_until(instant deadline) {
+    if (handle* here = driving(); here && &here->group() == &group_) return;
+    worker& clock = group_.worker_at(0);
+    while ((group_.live_tasks() > 0 || live_roots() > 0) && clock.now() < deadline) {
+        // The workers run the tasks; this thread only watches.
+        std::this_thread::sleep_for(
+            std::min<duration>(deadline - clock.now(), std::chrono::milliseconds(1)));
+    }
+}
+
+void multi_thread_driver::cancel_roots() {
+    // Roots waiting on other threads unwind at their next await point.
+    std::lock_guard lock(roots_mutex_);
+    for (task_header* root : roots_)
+        root->home().request_cancel(root, cancel_reason{"runtime shut down"});
+}
+
+bool multi_thread_driver::shutdown() {
+    if (stopped_) return true;
+    group_.begin_shutdown();
+    cancel_roots();
+    // From a task on a worker thread: joining this thread, or retiring the
+    // worker it is running, must wait for a call from outside.
+    if (handle* here = driving(); here && &here->group() == &group_) return false;
+    for (std::thread& t : threads_)
+        if (t.joinable()) t.join();
+    threads_.clear();
+    group_.retire();
+    stopped_ = true;
+    return true;
+}
+
+}  // namespace rtkit::detail

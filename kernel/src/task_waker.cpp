@@ -1,0 +1,102 @@
+// Task references, the task waker, and the per-task state the kernel keeps
+// beside the frame.
+#include "rtkit/cx.hpp"
+#include "rtkit/detail/region_node.hpp"
+#include "rtkit/detail/task_extras.hpp"
+#include "rtkit/detail/task_header.hpp"
+#include "task_wake.hpp"
+#include "thread_context.hpp"
+
+namespace rtkit::detail {
+
+__thread task_header* current_task_slot __attribute__((tls_model("initial-exec"))) = nullptr;
+__thread handle* driving_slot __attribute__((tls_model("initial-exec"))) = nullptr;
+
+void throw_cancelled() {
+    task_header* t = current_task();
+    const std::uint32_t s = t ? t->state.load(std::memory_order_acquire) : 0;
+    if (!(s & task_state::cancel_requested) && (s & task_state::timeout_fired))
+        throw task_cancelled(cancel_reason{"timed out"});
+    if (task_extras* extras = t ? t->extras.load(std::memory_order_acquire) : nullptr)
+        if (cancel_reason* why = extras->reason.load(std::memory_order_acquire))
+            throw task_cancelled(*why);
+    throw task_cancelled(cancel_reason{"cancelled"});
+}
+
+namespace {
+
+void waker_wake(void* data) {
+    auto* task = static_cast<task_header*>(data);
+    wake_task(task);
+    task->release();
+}
+void waker_wake_by_ref(void* data) {
+    wake_task(static_cast<task_header*>(data));
+}
+void* waker_clone(void* data) {
+    static_cast<task_header*>(data)->refs.fetch_add(1, std::memory_order_relaxed);
+    return data;
+}
+void waker_drop(void* data) {
+    static_cast<task_header*>(data)->release();
+}
+
+constexpr waker_vtable task_waker_vtable{&waker_wake, &waker_wake_by_ref, &waker_clone,
+                                         &waker_drop};
+
+}  // namespace
+
+waker task_header::make_waker() noexcept {
+    refs.fetch_add(1, std::memory_order_relaxed);
+    return waker(this, &task_waker_vtable);
+}
+
+waker task_header::adopt_as_waker() noexcept {
+    return waker(this, &task_waker_vtable);
+}
+
+void task_header::release() noexcept {
+    // A count of 1 is ours alone: nobody can take another reference without
+    // one, so the last owner destroys without a locked instruction.
+    if (refs.load(std::memory_order_acquire) != 1 &&
+        refs.fetch_sub(1, std::memory_order_acq_rel) != 1)
+        return;
+    destroy_frame();
+}
+
+void task_header::destroy_frame() {
+    // A joiner left behind by a join that saw the task complete mid-install.
+    if (frame && joiner) joiner->release();
+    delete extras.load(std::memory_order_acquire);
+    frame.destroy();
+}
+
+task_extras& task_header::get_extras() {
+    task_extras* current = extras.load(std::memory_order_acquire);
+    if (current) return *current;
+    auto* fresh = new task_extras;
+    if (extras.compare_exchange_strong(current, fresh, std::memory_order_acq_rel)) return *fresh;
+    delete fresh;  // another thread installed one first
+    return *current;
+}
+
+void set_cancel_reason(task_header& task, cancel_reason reason) {
+    task_extras& extras = task.get_extras();
+    auto* mine = new cancel_reason(std::move(reason));
+    cancel_reason* none = nullptr;
+    if (!extras.reason.compare_exchange_strong(none, mine, std::memory_order_acq_rel)) delete mine;
+}
+
+region_node& spawn_region_of(task_header& task) noexcept {
+    if (task_extras* extras = task.extras.load(std::memory_order_acquire))
+        if (extras->spawn_region) return *extras->spawn_region;
+    return *task.region;
+}
+
+handle& current_handle() {
+    task_header* t = current_task();
+    if (!t) throw no_runtime_error("no rtkit runtime on this thread: call this from inside a task");
+    return t->home();
+}
+
+}  // namespace rtkit::detail

@@ -1,0 +1,156 @@
+#include "worker_group.hpp"
+
+#include <cstdio>
+
+#include "rtkit/detail/task_extras.hpp"
+#include "thread_context.hpp"
+#include "worker.hpp"
+
+namespace rtkit::detail {
+
+namespace {
+/// How many rounds of cancel-and-dispatch retire() gives tasks to unwind
+/// before it gives up on the ones that keep running.
+constexpr int retire_rounds = 1000;
+}  // namespace
+
+worker_group::worker_group(flavor f, std::shared_ptr<reactor> io)
+    : flavor_(f), io_(std::move(io)) {}
+
+worker_group::~worker_group() {
+    retire();
+    workers_.clear();  // before the reactor, which their tasks' I/O used
+}
+
+worker& worker_group::add_worker(std::shared_ptr<timer_driver> timers,
+                                 std::shared_ptr<lane_policy> lanes) {
+    const auto index = static_cast<std::uint16_t>(workers_.size());
+    workers_.push_back(std::make_unique<worker>(*this, index, std::move(timers), std::move(lanes)));
+    if (workers_.size() > 1)
+        for (auto& w : workers_)
+            w->lock_lanes_from_now();
+    idle_.reset(workers_.size());
+    return *workers_.back();
+}
+
+void worker_group::inject(task_header* task) noexcept {
+    if (flavor_ == flavor::current_thread) {
+        workers_.front()->send_task(task);
+        return;
+    }
+    if (task->state.load(std::memory_order_relaxed) & task_state::local) {
+        // A local task of a multi-thread worker only ever runs there.
+        task->extras.load(std::memory_order_relaxed)->local_home->owner().send_task(task);
+        return;
+    }
+    injector_.push(task);
+    notify_work_available();
+}
+
+std::size_t worker_group::take_injected(schedulable** out, std::size_t max) noexcept {
+    if (injector_.looks_empty() || !injector_consumer_.try_lock()) return 0;
+    std::size_t taken = 0;
+    while (taken < max)
+        if (schedulable* s = injector_.pop())
+            out[taken++] = s;
+        else
+            break;
+    injector_consumer_.unlock();
+    return taken;
+}
+
+void worker_group::notify_work_available() noexcept {
+    if (const auto index = idle_.worker_to_notify()) workers_[*index]->park_state().unpark();
+}
+
+worker_group::io_lock::io_lock(worker_group& group) : group_(group) {
+    if (!group_.io_shared()) return;
+    if (!group_.io_mutex_.try_lock()) {
+        // A worker may be blocked in the reactor holding it: wake it, and
+        // count as waiting so that it does not block there again meanwhile.
+        group_.io_waiters_.fetch_add(1, std::memory_order_acq_rel);
+        group_.io_->wake();
+        group_.io_mutex_.lock();
+        group_.io_waiters_.fetch_sub(1, std::memory_order_acq_rel);
+    }
+    locked_ = true;
+}
+
+worker_group::io_lock::~io_lock() {
+    if (locked_) group_.io_mutex_.unlock();
+}
+
+std::size_t worker_group::poll_io(duration timeout) {
+    if (!io_shared()) return io_->poll(timeout);
+    if (timeout.count() == 0) {
+        if (!io_mutex_.try_lock()) return 0;  // another worker is in the reactor
+        const std::size_t n = io_->poll(timeout);
+        io_mutex_.unlock();
+        return n;
+    }
+    io_lock lock(*this);
+    return io_->poll(timeout);
+}
+
+void worker_group::begin_shutdown() noexcept {
+    shutting_down_.store(true, std::memory_order_release);
+    unpark_all();
+}
+
+void worker_group::unpark_all() noexcept {
+    for (auto& w : workers_)
+        w->park_state().unpark();
+    io_->wake();
+}
+
+std::size_t worker_group::live_tasks() const noexcept {
+    std::size_t live = 0;
+    for (const auto& w : workers_)
+        live += w->store().size();
+    return live;
+}
+
+std::uint64_t worker_group::finished_tasks() const noexcept {
+    std::uint64_t finished = 0;
+    for (const auto& w : workers_)
+        finished += w->store().removed_total();
+    return finished;
+}
+
+void worker_group::retire() noexcept {
+    if (retired_) return;
+    retired_ = true;
+    shutting_down_.store(true, std::memory_order_release);
+    // Cancel and unwind: every task sees task_cancelled at its next await
+    // point. Shutdown is set, so the dispatch loops would not run; turn by
+    // hand, worker after worker, until nothing is left (a task finishing on
+    // one worker may wake one on another).
+    for (int round = 0; round < retire_rounds && live_tasks() > 0; ++round) {
+        schedulable* injected[64];
+        while (const std::size_t n = take_injected(injected, std::size(injected)))
+            for (std::size_t i = 0; i < n; ++i)
+                workers_.front()->send_task(static_cast<task_header*>(injected[i]));
+        for (auto& w : workers_) {
+            scoped_driving here(&w->get_handle());
+            w->drain_inbox();
+            w->store().for_each([&](task_header* t) {
+                if (!(t->state.load(std::memory_order_relaxed) & task_state::cancel_requested))
+                    w->get_handle().request_cancel(t, cancel_reason{"runtime shut down"});
+            });
+            while (w->run_once()) {
+            }
+            w->drain_inbox();
+            w->fire_due_timers();
+        }
+    }
+    if (const std::size_t left = live_tasks())
+        // Local tasks of other threads can only be polled by their owners, and a
+        // task that swallows cancellation and never awaits again cannot be
+        // unwound: such frames are leaked rather than destroyed under their feet.
+        std::fprintf(stderr,
+                     "rtkit: %zu task(s) could not be unwound at shutdown (local tasks of other "
+                     "threads, or tasks that ignore cancellation); leaked\n",
+                     left);
+}
+
+}  // namespace rtkit::detail

@@ -1,0 +1,131 @@
+#pragma once
+// The workers of one runtime and what they share.
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "idle_workers.hpp"
+#include "mpsc_queue.hpp"
+#include "remote_request.hpp"
+#include "rtkit/reactor.hpp"
+#include "rtkit/sync/spin_lock.hpp"
+
+namespace rtkit::detail {
+
+class worker;
+
+/// The workers of a runtime, their handles, and what they share: the reactor,
+/// the injector that takes work from threads driving none of them, the
+/// parking bookkeeping that decides which worker to unpark, and the shutdown
+/// flag. The current-thread flavor has one worker, which takes injected work
+/// through its own inbox; the multi-thread flavor has N, which take it from
+/// the shared injector and steal from each other.
+class worker_group {
+  public:
+    enum class flavor { current_thread, multi_thread };
+
+    worker_group(flavor f, std::shared_ptr<reactor> io);
+    /// Retires every worker (see retire()) before the reactor goes.
+    ~worker_group();
+    worker_group(const worker_group&) = delete;
+    worker_group& operator=(const worker_group&) = delete;
+
+    /// Adds a worker (while the runtime is being built).
+    worker& add_worker(std::shared_ptr<timer_driver> timers, std::shared_ptr<lane_policy> lanes);
+
+    flavor kind() const noexcept { return flavor_; }
+    std::size_t size() const noexcept { return workers_.size(); }
+    worker& worker_at(std::size_t i) const noexcept { return *workers_[i]; }
+    /// Whether workers steal from each other (more than one worker), so each
+    /// worker's lanes need a lock.
+    bool steals() const noexcept { return workers_.size() > 1; }
+    /// Whether several threads may call the reactor (the multi-thread flavor:
+    /// its workers, and block_on roots on other threads), so it needs a lock.
+    bool io_shared() const noexcept { return flavor_ == flavor::multi_thread; }
+
+    // --- Work from outside (any thread). ---
+
+    /// Queues a task (its scheduled bit won) from a thread that drives none of
+    /// the workers, and unparks a worker to run it if none is awake to see it.
+    void inject(task_header* task) noexcept;
+    /// The multi-thread injector: takes up to `max` tasks (any worker; one at
+    /// a time, the others skip it). Returns how many went into `out`.
+    std::size_t take_injected(schedulable** out, std::size_t max) noexcept;
+    bool injector_looks_empty() const noexcept { return injector_.looks_empty(); }
+
+    /// After a worker queued new work locally: if every other worker is
+    /// parked and none is looking for work, unparks one to come and steal.
+    void notify_work_available() noexcept;
+    idle_workers& idle() noexcept { return idle_; }
+
+    // --- The reactor. ---
+
+    reactor& io() noexcept { return *io_; }
+    /// Serialises reactor calls: the reactor is called by one thread at a
+    /// time. In the current-thread flavor that is the thread driving the
+    /// worker, and this is a no-op; with several workers it is a mutex, and a
+    /// caller that finds a worker blocked in the reactor wakes it first.
+    class io_lock {
+      public:
+        explicit io_lock(worker_group& group);
+        ~io_lock();
+        io_lock(const io_lock&) = delete;
+        io_lock& operator=(const io_lock&) = delete;
+
+      private:
+        worker_group& group_;
+        bool locked_ = false;
+    };
+    /// Polls the reactor (serialised as io_lock does, except that it gives up
+    /// rather than wait when another worker is in the reactor and `timeout`
+    /// is zero). Returns how many registrations became ready.
+    std::size_t poll_io(duration timeout);
+    /// Tries to become the thread that blocks in the reactor (multi-thread):
+    /// false when another worker already is.
+    bool try_lock_io() noexcept {
+        return io_waiters_.load(std::memory_order_acquire) == 0 && io_mutex_.try_lock();
+    }
+    void unlock_io() noexcept { io_mutex_.unlock(); }
+    /// Counts registered descriptors: while there are any, busy workers also
+    /// poll the reactor now and then, and an idle one is never left resting.
+    void io_registered(int delta) noexcept {
+        io_registrations_.fetch_add(delta, std::memory_order_relaxed);
+    }
+    bool has_io() const noexcept { return io_registrations_.load(std::memory_order_relaxed) > 0; }
+
+    // --- Shutdown and retirement. ---
+
+    bool shutting_down() const noexcept { return shutting_down_.load(std::memory_order_relaxed); }
+    void begin_shutdown() noexcept;
+    /// Unparks every worker (shutdown).
+    void unpark_all() noexcept;
+    /// How many tasks are alive in all stores (a snapshot, any thread).
+    std::size_t live_tasks() const noexcept;
+    /// How many tasks have finished in all stores (a snapshot, any thread).
+    std::uint64_t finished_tasks() const noexcept;
+    /// Cancels every live task and drives the workers on this thread until
+    /// they have unwound (bounded): no other thread may drive any of them now.
+    /// Tasks that never unwind (local tasks of other threads, tasks that
+    /// ignore cancellation) are reported and leaked rather than destroyed
+    /// under their feet.
+    void retire() noexcept;
+
+  private:
+    flavor flavor_;
+    std::shared_ptr<reactor> io_;
+    std::vector<std::unique_ptr<worker>> workers_;
+    mpsc_queue<schedulable, task_link> injector_;
+    sync::detail::spin_lock injector_consumer_;  ///< one worker takes from it at a time
+    std::atomic<std::size_t> next_target_{0};    ///< round robin for local-free injection
+    idle_workers idle_;
+    std::mutex io_mutex_;
+    /// Threads waiting for io_mutex_: a worker about to block in the reactor
+    /// waits elsewhere while any wait, so they get the reactor promptly.
+    std::atomic<int> io_waiters_{0};
+    std::atomic<long> io_registrations_{0};
+    std::atomic<bool> shutting_down_{false};
+    bool retired_ = false;
+};
+
+}  // namespace rtkit::detail
