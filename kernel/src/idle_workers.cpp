@@ -13,9 +13,13 @@ void idle_workers::reset(std::size_t workers) noexcept {
 }
 
 std::optional<std::uint16_t> idle_workers::worker_to_notify() noexcept {
-    // Fast path, taken by nearly every spawn and wake: someone is already
-    // looking for work, or nobody is parked.
-    const std::uint32_t s = state_.load(std::memory_order_seq_cst);
+    // The caller has just published work (a plain store into its lanes): a
+    // read-modify-write here (a full barrier, which ThreadSanitizer also
+    // understands, unlike a fence) keeps that store from passing this read,
+    // so either this sees a worker parking, or the parking worker (an RMW,
+    // then a look at the lanes) sees the work. Fast path, taken by nearly
+    // every spawn and wake: someone is already looking, or nobody is parked.
+    const std::uint32_t s = state_.fetch_add(0, std::memory_order_seq_cst);
     if ((s & searching_mask) != 0 || (s >> 16) >= workers_) return std::nullopt;
     std::lock_guard lock(parked_mutex_);
     const std::uint32_t again = state_.load(std::memory_order_seq_cst);

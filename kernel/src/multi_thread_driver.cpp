@@ -72,23 +72,36 @@ void multi_thread_driver::run_worker(worker& w) {
     scoped_driving here(&w.get_handle());
     bool searching = false;
     unsigned polls = 0;
+    // A worker stops counting as searching as soon as it has found work, before
+    // it runs any: a task may run for long, and while anyone counts as
+    // searching, new work wakes nobody. The last searcher to stop wakes
+    // another, so work spreads.
     auto found_work = [&] {
         if (!searching) return;
         searching = false;
-        // The last searcher to find work wakes another, so work spreads.
         if (group_.idle().stop_searching()) group_.notify_work_available();
     };
     try {
         while (!group_.shutting_down()) {
+            if (searching) {
+                w.maintain();  // what its inbox brought counts as found
+                if (w.queued() > 0) found_work();
+            }
             if (w.run_once()) {
-                found_work();
                 if (++polls % injector_check_interval == 0) take_injected(w);
                 continue;
             }
             w.maintain();
-            if (w.has_runnable() || take_injected(w)) continue;
+            if (w.has_runnable()) continue;
+            if (take_injected(w)) {
+                found_work();
+                continue;
+            }
             if (!searching) searching = group_.idle().try_start_searching();
-            if (searching && steal(w)) continue;
+            if (searching && steal(w)) {
+                found_work();
+                continue;
+            }
             searching = park(w, searching);
         }
     } catch (const std::exception& e) {
@@ -176,7 +189,7 @@ void multi_thread_driver::unwind_local_tasks(worker& w) {
     };
     for (int round = 0; round < local_unwind_rounds && w.local_tasks_of(me) > 0; ++round) {
         w.drain_inbox();
-        w.store().for_each([&](task_header* t) {
+        w.for_each_task([&](task_header* t) {
             if (local_here(t) &&
                 !(t->state.load(std::memory_order_relaxed) & task_state::cancel_requested))
                 w.get_handle().request_cancel(t, cancel_reason{"runtime shut down"});
@@ -243,7 +256,8 @@ std::size_t multi_thread_driver::live_roots() {
 void multi_thread_driver::drain_until(instant deadline) {
     if (handle* here = driving(); here && &here->group() == &group_) return;
     worker& clock = group_.worker_at(0);
-    while ((group_.live_tasks() > 0 || live_roots() > 0) && clock.now() < deadline) {
+    while ((group_.live_tasks() > 0 || group_.spawns_in_flight() || live_roots() > 0) &&
+           clock.now() < deadline) {
         // The workers run the tasks; this thread only watches.
         std::this_thread::sleep_for(
             std::min<duration>(deadline - clock.now(), std::chrono::milliseconds(1)));

@@ -29,12 +29,12 @@ worker::worker(worker_group& group, std::uint16_t index, std::shared_ptr<timer_d
       parker_(group.io()),
       timers_(std::move(timers)),
       lanes_(std::move(lanes)),
-      lock_lanes_(false) {}
+      shared_(false) {}
 
 worker::~worker() = default;
 
-void worker::lock_lanes_from_now() noexcept {
-    lock_lanes_ = true;
+void worker::lock_from_now() noexcept {
+    shared_ = true;
 }
 
 // --- Lanes. With thieves around (several workers), every call on the policy
@@ -42,21 +42,21 @@ void worker::lock_lanes_from_now() noexcept {
 
 void worker::push_lanes(task_header* task, lane which) noexcept {
     const std::uint16_t where = which == lane::cancel ? (index_ | in_cancel_lane) : index_;
-    if (lock_lanes_) lanes_lock_.lock();
+    if (shared_) lanes_lock_.lock();
     lanes_->push(task, which);
     task->lanes_of.store(where, std::memory_order_relaxed);
     queued_.store(queued_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    if (lock_lanes_) lanes_lock_.unlock();
+    if (shared_) lanes_lock_.unlock();
 }
 
 schedulable* worker::pop_lanes() noexcept {
-    if (lock_lanes_) lanes_lock_.lock();
+    if (shared_) lanes_lock_.lock();
     schedulable* next = lanes_->pop();
     if (next) {
         as_task(next)->lanes_of.store(task_header::not_in_lanes, std::memory_order_relaxed);
         queued_.store(queued_.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
     }
-    if (lock_lanes_) lanes_lock_.unlock();
+    if (shared_) lanes_lock_.unlock();
     return next;
 }
 
@@ -66,14 +66,14 @@ void worker::push(task_header* task) noexcept {
 }
 
 void worker::promote(task_header* task) noexcept {
-    if (lock_lanes_) lanes_lock_.lock();
+    if (shared_) lanes_lock_.lock();
     // Only a task in this worker's ready lane: it may have run, been stolen
     // or been promoted since the request was made.
     if (task->lanes_of.load(std::memory_order_relaxed) == index_) {
         lanes_->promote(task);
         task->lanes_of.store(index_ | in_cancel_lane, std::memory_order_relaxed);
     }
-    if (lock_lanes_) lanes_lock_.unlock();
+    if (shared_) lanes_lock_.unlock();
 }
 
 std::size_t worker::steal_into(schedulable** out, std::size_t max) noexcept {
@@ -90,20 +90,28 @@ std::size_t worker::steal_into(schedulable** out, std::size_t max) noexcept {
 // --- Registration. ---
 
 void worker::admit(task_header* task) {
-    task->id = store_.insert(task);
+    if (shared_) store_lock_.lock();
+    try {
+        task->id = store_.insert(task);
+        if (task->state.load(std::memory_order_relaxed) & task_state::local)
+            ++local_counts_[task->extras.load(std::memory_order_relaxed)->local_owner];
+    } catch (...) {
+        if (shared_) store_lock_.unlock();
+        throw;
+    }
+    if (shared_) store_lock_.unlock();
     task->admitted_by = index_;
-    if (task->state.load(std::memory_order_relaxed) & task_state::local)
-        ++local_counts_[task->extras.load(std::memory_order_relaxed)->local_owner];
     push(task);
 }
 
-void worker::retire_here(task_header* task) noexcept {
+void worker::forget(task_header* task) noexcept {
+    if (shared_) store_lock_.lock();
     store_.remove(task->id);
     if (task->state.load(std::memory_order_relaxed) & task_state::local) {
         auto found = local_counts_.find(task->extras.load(std::memory_order_relaxed)->local_owner);
         if (--found->second == 0) local_counts_.erase(found);
     }
-    task->release();  // the store's reference
+    if (shared_) store_lock_.unlock();
 }
 
 std::size_t worker::local_tasks_of(std::thread::id owner) const {
@@ -123,7 +131,7 @@ void worker::rescue_stranded() {
 
 void worker::cancel_region_tasks(region_node& region) {
     const cancel_reason why = region.cancel_reason_or_default();
-    store_.for_each([&](task_header* t) {
+    for_each_task([&](task_header* t) {
         if (t->region && t->region->is_within(&region)) handle_.request_cancel(t, why);
     });
 }
@@ -164,11 +172,6 @@ void worker::send_request(remote_request* request) noexcept {
     parker_.unpark();
 }
 
-void worker::send_retired(task_header* task) noexcept {
-    retired_in_.push(task);
-    parker_.unpark();
-}
-
 void worker::drain_inbox() {
     while (schedulable* s = tasks_in_.pop()) {
         task_header* task = as_task(s);
@@ -181,8 +184,6 @@ void worker::drain_inbox() {
         carry_out(*r);
         delete r;
     }
-    while (schedulable* s = retired_in_.pop())
-        retire_here(as_task(s));
 }
 
 void worker::carry_out(remote_request& request) {
@@ -242,9 +243,7 @@ void worker::maintain() {
 }
 
 bool worker::has_runnable() {
-    if (queued() > 0 || tasks_in_.has_items() || requests_in_.has_items() ||
-        retired_in_.has_items())
-        return true;
+    if (queued() > 0 || tasks_in_.has_items() || requests_in_.has_items()) return true;
     if (armed_timers_ == 0) return false;
     const std::optional<instant> next = timers_->next_deadline();
     return next && *next <= timers_->now();
@@ -310,16 +309,15 @@ void worker::execute(task_header* task) {
 }
 
 void worker::complete(task_header* task) {
+    // Out of the store before anyone learns it finished: a joiner that
+    // resumes finds the runtime as quiescent as this task leaves it.
+    group_.worker_at(task->admitted_by).forget(task);
     const std::uint32_t prev =
         task->state.fetch_or(task_state::complete, std::memory_order_acq_rel);
     if (prev & task_state::join_waker)
         std::exchange(task->joiner, nullptr)->adopt_as_waker().wake();
     region_node* region = task->region;
-    // The store that holds it drops the store's reference.
-    if (task->admitted_by == index_)
-        retire_here(task);
-    else
-        group_.worker_at(task->admitted_by).send_retired(task);
+    task->release();  // the store's reference
     region->leave();  // last: may let the region's owner finish and free it
 }
 

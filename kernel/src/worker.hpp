@@ -47,10 +47,10 @@ class worker {
     /// The timer driver's clock (any thread).
     instant now() const noexcept { return timers_->now(); }
 
-    /// From now on every call on the lane policy takes the lanes lock (the
-    /// group has gained a second worker, which may steal). Before any thread
-    /// drives a worker.
-    void lock_lanes_from_now() noexcept;
+    /// From now on the lanes and the store take their locks (the group has
+    /// gained a second worker, which may steal and finish this worker's
+    /// tasks). Before any thread drives a worker.
+    void lock_from_now() noexcept;
 
     // --- Driving thread only. ---
 
@@ -116,13 +116,21 @@ class worker {
     void send_task(task_header* task) noexcept;
     /// Queues a request for this worker and unparks it.
     void send_request(remote_request* request) noexcept;
-    /// Hands back a task this worker admitted that finished on another
-    /// worker: this one removes it from its store and drops its reference.
-    void send_retired(task_header* task) noexcept;
+    /// Removes a finishing task this worker admitted from its store (the
+    /// caller then drops the store's reference). Any worker's thread: with
+    /// several workers a task often finishes on another one than it started on.
+    void forget(task_header* task) noexcept;
+    /// Calls f(task_header*) for every task in the store (f must not insert
+    /// or remove). Driving thread only.
+    template <class F>
+    void for_each_task(F&& f) {
+        if (shared_) store_lock_.lock();
+        store_.for_each(f);
+        if (shared_) store_lock_.unlock();
+    }
     /// True when the inbox may hold something (a hint for parking).
     bool inbox_may_have_items() const noexcept {
-        return !tasks_in_.looks_empty() || !requests_in_.looks_empty() ||
-               !retired_in_.looks_empty();
+        return !tasks_in_.looks_empty() || !requests_in_.looks_empty();
     }
     /// How many tasks the lanes hold (a snapshot).
     std::size_t queued() const noexcept { return queued_.load(std::memory_order_relaxed); }
@@ -132,11 +140,9 @@ class worker {
     static constexpr unsigned maintenance_interval = 61;
 
     void complete(task_header* task);
-    void retire_here(task_header* task) noexcept;
     void carry_out(remote_request& request);
     schedulable* pop_lanes() noexcept;
     void push_lanes(task_header* task, lane which) noexcept;
-    bool lanes_locked() const noexcept { return lock_lanes_; }
 
     worker_group& group_;
     const std::uint16_t index_;
@@ -145,14 +151,15 @@ class worker {
     // Declared before the store so they outlive the tasks' unwinding.
     std::shared_ptr<timer_driver> timers_;
     std::shared_ptr<lane_policy> lanes_;
-    /// Taken around every call on `lanes_` when other workers may steal.
+    /// Taken around every call on `lanes_` when other workers may steal, and
+    /// around the store when other workers may remove what they finished.
     sync::detail::spin_lock lanes_lock_;
-    bool lock_lanes_;
+    sync::detail::spin_lock store_lock_;
+    bool shared_;  ///< the group has other workers: take the locks
     std::atomic<std::size_t> queued_{0};
     task_store store_;
     mpsc_queue<schedulable, task_link> tasks_in_;
     mpsc_queue<remote_request, request_link> requests_in_;
-    mpsc_queue<schedulable, task_link> retired_in_;
     unsigned tick_ = 0;
     std::size_t armed_timers_ = 0;
     /// Local tasks that became runnable while a thread other than their owner

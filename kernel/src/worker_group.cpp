@@ -12,6 +12,9 @@ namespace {
 /// How many rounds of cancel-and-dispatch retire() gives tasks to unwind
 /// before it gives up on the ones that keep running.
 constexpr int retire_rounds = 1000;
+/// Polls per worker and round: a task that ignores cancellation and keeps
+/// running must not hold the others up.
+constexpr int retire_polls_per_round = 10'000;
 }  // namespace
 
 worker_group::worker_group(flavor f, std::shared_ptr<reactor> io)
@@ -28,7 +31,7 @@ worker& worker_group::add_worker(std::shared_ptr<timer_driver> timers,
     workers_.push_back(std::make_unique<worker>(*this, index, std::move(timers), std::move(lanes)));
     if (workers_.size() > 1)
         for (auto& w : workers_)
-            w->lock_lanes_from_now();
+            w->lock_from_now();
     idle_.reset(workers_.size());
     return *workers_.back();
 }
@@ -110,6 +113,13 @@ std::size_t worker_group::live_tasks() const noexcept {
     return live;
 }
 
+bool worker_group::spawns_in_flight() const noexcept {
+    if (!injector_.looks_empty()) return true;
+    for (const auto& w : workers_)
+        if (w->inbox_may_have_items()) return true;
+    return false;
+}
+
 std::uint64_t worker_group::finished_tasks() const noexcept {
     std::uint64_t finished = 0;
     for (const auto& w : workers_)
@@ -130,14 +140,18 @@ void worker_group::retire() noexcept {
         while (const std::size_t n = take_injected(injected, std::size(injected)))
             for (std::size_t i = 0; i < n; ++i)
                 workers_.front()->send_task(static_cast<task_header*>(injected[i]));
+        // Every store first: a task may sit in another worker's lanes.
         for (auto& w : workers_) {
             scoped_driving here(&w->get_handle());
             w->drain_inbox();
-            w->store().for_each([&](task_header* t) {
+            w->for_each_task([&](task_header* t) {
                 if (!(t->state.load(std::memory_order_relaxed) & task_state::cancel_requested))
                     w->get_handle().request_cancel(t, cancel_reason{"runtime shut down"});
             });
-            while (w->run_once()) {
+        }
+        for (auto& w : workers_) {
+            scoped_driving here(&w->get_handle());
+            for (int polls = 0; polls < retire_polls_per_round && w->run_once(); ++polls) {
             }
             w->drain_inbox();
             w->fire_due_timers();

@@ -102,6 +102,9 @@ class worker_group {
     void unpark_all() noexcept;
     /// How many tasks are alive in all stores (a snapshot, any thread).
     std::size_t live_tasks() const noexcept;
+    /// True when spawned tasks may wait in the injector or an inbox, not yet
+    /// registered in any store (a hint, any thread).
+    bool spawns_in_flight() const noexcept;
     /// How many tasks have finished in all stores (a snapshot, any thread).
     std::uint64_t finished_tasks() const noexcept;
     /// Cancels every live task and drives the workers on this thread until

@@ -167,3 +167,20 @@ TEST_CASE("timeout: void operations report whether they completed") {
         CHECK_FALSE(co_await timeout(1ms, []() -> task<void> { co_await sleep(1s); }()));
     }());
 }
+
+TEST_CASE(
+    "cancel: a task cancelled before its first poll does not start - its outcome is cancelled") {
+    runtime rt;
+    bool body_ran = false;
+    const outcome<int> result = rt.block_on([&]() -> task<outcome<int>> {
+        auto h = spawn([](bool& ran) -> task<int> {
+            ran = true;  // a side effect before any await
+            co_return 1;
+        }(body_ran));
+        h.cancel(cancel_reason{"changed my mind"});
+        co_return co_await std::move(h);
+    }());
+    CHECK_FALSE(body_ran);
+    REQUIRE(result.is_cancelled());
+    CHECK(result.reason().message == "changed my mind");
+}

@@ -69,6 +69,7 @@ TEST_CASE("region: nested regions form a tree - the outer waits for the inner") 
 
 TEST_CASE("region: a failing body cancels the region's tasks - drains them - then rethrows") {
     runtime rt;
+    std::atomic<int> started{0};
     std::atomic<int> unwound{0};
     struct counts_unwind {
         std::atomic<int>& n;
@@ -77,11 +78,13 @@ TEST_CASE("region: a failing body cancels the region's tasks - drains them - the
     rt.block_on([&]() -> task<void> {
         CHECK_THROWS_WITH_AS(co_await cx::current().region([&](cx scope) -> task<void> {
             for (int i = 0; i < 5; ++i)
-                (void)scope.spawn([](std::atomic<int>& n) -> task<void> {
+                (void)scope.spawn([](std::atomic<int>& s, std::atomic<int>& n) -> task<void> {
                     counts_unwind guard{n};
+                    ++s;
                     co_await sleep(std::chrono::hours(1));
-                }(unwound));
-            co_await yield_now();
+                }(started, unwound));
+            while (started.load() < 5)
+                co_await yield_now();  // all five wait on their timers now
             throw std::runtime_error("body failed");
         }),
                              "body failed", std::runtime_error);

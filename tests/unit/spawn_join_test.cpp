@@ -105,3 +105,28 @@ TEST_CASE(
 TEST_CASE("spawn/join: spawn outside a task is refused with a clear error") {
     CHECK_THROWS_AS((void)spawn(index_task(1)), no_runtime_error);
 }
+
+TEST_CASE("join: awaiting a handle consumes it and releases the finished task's frame") {
+    runtime rt;
+    struct counted {
+        std::atomic<int>* alive;
+        explicit counted(std::atomic<int>& a) : alive(&a) { ++*alive; }
+        counted(counted&& o) noexcept : alive(std::exchange(o.alive, nullptr)) {}
+        ~counted() {
+            if (alive) --*alive;
+        }
+    };
+    std::atomic<int> alive{0};
+    rt.block_on([&]() -> task<void> {
+        auto h = spawn([](counted parameter) -> task<int> {
+            co_await yield_now();
+            co_return parameter.alive ? 1 : 0;
+        }(counted(alive)));
+        CHECK(alive == 1);
+        CHECK((co_await std::move(h)).value() == 1);
+        // The outcome was taken: the handle is empty and the frame (with its
+        // parameter) is gone, not kept until the handle is destroyed.
+        CHECK_FALSE(h.valid());
+        CHECK(alive == 0);
+    }());
+}

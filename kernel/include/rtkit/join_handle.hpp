@@ -37,8 +37,9 @@ inline bool join_install_waker(task_header* t) noexcept {
 /// Owns a reference to a spawned task and lets one awaiter take its outcome.
 ///
 /// `co_await std::move(handle)` suspends until the task finished and returns
-/// its outcome<T> (ok, err, cancelled or panicked); what the task threw is in
-/// the outcome, not rethrown. The await is a cancellation point of the awaiting
+/// its outcome<T> (ok, err, cancelled or panicked), consuming the handle: the
+/// finished task's frame, with its parameters, is released then. What the
+/// task threw is in the outcome, not rethrown. The await is a cancellation point of the awaiting
 /// task. Dropping a handle does not stop the task (its region still waits for
 /// it); cancel() does. Any thread may await or cancel.
 template <class T>
@@ -69,22 +70,29 @@ class [[nodiscard]] join_handle {
     /// The task record, for combinators.
     detail::promise<T>* record() const noexcept { return task_; }
 
+    /// Awaitable of `co_await std::move(handle)`. On completion it moves the
+    /// outcome out and releases the handle's reference: the handle is empty
+    /// afterwards and the finished task's frame (its parameters with it) is
+    /// gone. A cancelled await leaves the handle as it was.
     class awaiter {
       public:
-        explicit awaiter(detail::promise<T>* task) noexcept : task_(task) {}
+        explicit awaiter(join_handle& owner) noexcept : owner_(owner) {}
         bool await_ready() const noexcept {
-            return detail::join_finished(task_) || detail::cancel_pending();
+            return detail::join_finished(owner_.task_) || detail::cancel_pending();
         }
         bool await_suspend(std::coroutine_handle<>) {
-            if (!detail::join_install_waker(task_)) return false;
+            if (!detail::join_install_waker(owner_.task_)) return false;
             detail::task_header* self = detail::current_task();
             self->leaf_ready = &leaf_ready;
-            self->leaf = task_;
+            self->leaf = owner_.task_;
             return true;
         }
         outcome<T> await_resume() {
-            if (!detail::join_finished(task_)) detail::throw_cancelled();  // woken to unwind
-            return std::move(task_->result);
+            // Woken to unwind before the task finished.
+            if (!detail::join_finished(owner_.task_)) detail::throw_cancelled();
+            outcome<T> result = std::move(owner_.task_->result);
+            std::exchange(owner_.task_, nullptr)->release();
+            return result;
         }
 
       private:
@@ -93,9 +101,9 @@ class [[nodiscard]] join_handle {
             if (detail::join_finished(joined) || detail::cancel_pending()) return true;
             return !detail::join_install_waker(joined);
         }
-        detail::promise<T>* task_;
+        join_handle& owner_;
     };
-    awaiter operator co_await() && noexcept { return awaiter(task_); }
+    awaiter operator co_await() && noexcept { return awaiter(*this); }
 
   private:
     detail::promise<T>* task_ = nullptr;

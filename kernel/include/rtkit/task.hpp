@@ -31,7 +31,15 @@ struct promise_base : task_header {
     static void* operator new(std::size_t size) { return allocate_frame(size); }
     static void operator delete(void* frame, std::size_t size) noexcept { free_frame(frame, size); }
 
-    std::suspend_always initial_suspend() noexcept { return {}; }
+    /// Every task starts suspended. Its first resumption is a cancellation
+    /// point: a task cancelled before its first poll ends cancelled without
+    /// running any of its body (the exception goes to unhandled_exception).
+    struct initial_awaiter {
+        bool await_ready() const noexcept { return false; }
+        void await_suspend(std::coroutine_handle<>) const noexcept {}
+        void await_resume() const { check_cancel(); }
+    };
+    initial_awaiter initial_suspend() noexcept { return {}; }
 
     struct final_awaiter {
         bool await_ready() noexcept { return false; }

@@ -1,0 +1,396 @@
+// The multi_thread flavor: worker threads, the injector, stealing, parking,
+// block_on from outside, spawn_local, and shutdown in the middle of work.
+// These run under ThreadSanitizer in CI; sizes are chosen for that.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "../support/deadlock_watchdog.hpp"
+#include "rtkit/sync/channel.hpp"
+#include "test_support.hpp"
+
+using namespace rtkit;
+using namespace std::chrono_literals;
+
+namespace {
+
+runtime_config multi_thread(int workers) {
+    runtime_config c;
+    c.flavor = "multi_thread";
+    c.workers = workers;
+    return c;
+}
+
+task<std::thread::id> thread_of_task() {
+    co_await yield_now();
+    co_return std::this_thread::get_id();
+}
+
+/// Counts frames alive: every task that holds one is finalised when the
+/// count is back to zero.
+struct alive {
+    static inline std::atomic<int> count{0};
+    alive() { ++count; }
+    alive(const alive&) = delete;
+    ~alive() { --count; }
+};
+
+}  // namespace
+
+TEST_CASE("multi_thread: tasks run on the worker threads - the root on the caller") {
+    runtime rt(multi_thread(2));
+    CHECK(rt.description().workers == 2);
+    const auto me = std::this_thread::get_id();
+    const auto threads = rt.block_on([&]() -> task<std::set<std::thread::id>> {
+        CHECK(std::this_thread::get_id() == me);
+        std::vector<join_handle<std::thread::id>> hs;
+        for (int i = 0; i < 200; ++i)
+            hs.push_back(spawn(thread_of_task()));
+        std::set<std::thread::id> seen;
+        for (auto& h : hs)
+            seen.insert((co_await std::move(h)).value());
+        co_return seen;
+    }());
+    CHECK_FALSE(threads.count(me));
+    CHECK(threads.size() >= 1);
+    CHECK(threads.size() <= 2);
+    CHECK(rt.is_quiescent());
+}
+
+TEST_CASE("multi_thread: workers = 0 runs one worker per CPU") {
+    runtime rt(multi_thread(0));
+    CHECK(rt.description().workers ==
+          std::max(1, static_cast<int>(std::thread::hardware_concurrency())));
+    CHECK(rt.block_on(test::value_of(3)) == 3);
+}
+
+TEST_CASE("multi_thread: block_on on a worker thread is refused - not a deadlock") {
+    runtime rt(multi_thread(2));
+    const outcome<int> inner = rt.block_on([&]() -> task<outcome<int>> {
+        co_return co_await spawn(
+            [](runtime& r) -> task<int> { co_return r.block_on(test::value_of(1)); }(rt));
+    }());
+    REQUIRE(inner.is_panicked());
+    CHECK_THROWS_WITH_AS(std::rethrow_exception(inner.exception()),
+                         doctest::Contains("worker threads would block that worker"),
+                         std::logic_error);
+}
+
+TEST_CASE("multi_thread: block_on from several outside threads at once - spawn storms") {
+    test::run_or_abort_on_deadlock("spawn storms from outside threads", [] {
+        runtime rt(multi_thread(2));
+        constexpr int callers = 4;
+        constexpr int per_caller = 2'000;
+        std::vector<std::thread> threads;
+        std::atomic<long> total{0};
+        for (int c = 0; c < callers; ++c)
+            threads.emplace_back([&] {
+                total += rt.block_on([]() -> task<long> {
+                    std::vector<join_handle<std::int64_t>> hs;
+                    for (int i = 0; i < per_caller; ++i)
+                        hs.push_back(spawn(test::value_of(i)));
+                    long sum = 0;
+                    for (auto& h : hs)
+                        sum += (co_await std::move(h)).value();
+                    co_return sum;
+                }());
+            });
+        for (auto& t : threads)
+            t.join();
+        CHECK(total == callers * (per_caller * (per_caller - 1L) / 2));
+        CHECK(rt.is_quiescent());
+    });
+}
+
+TEST_CASE("multi_thread: spawn_local stays on the worker thread that spawned it") {
+    runtime rt(multi_thread(2));
+    const bool all_home = rt.block_on([]() -> task<bool> {
+        co_return (co_await spawn([]() -> task<bool> {
+            const auto home = std::this_thread::get_id();
+            std::vector<join_handle<std::thread::id>> hs;
+            // Many, yielding and sleeping: the other worker is idle and
+            // steals what it can, but none of these may move.
+            for (int i = 0; i < 300; ++i)
+                hs.push_back(cx::current().spawn_local([]() -> task<std::thread::id> {
+                    co_await yield_now();
+                    co_await sleep(1ms);
+                    co_await yield_now();
+                    co_return std::this_thread::get_id();
+                }()));
+            bool same = true;
+            for (auto& h : hs)
+                same = same && (co_await std::move(h)).value() == home;
+            co_return same;
+        }()))
+            .value();
+    }());
+    CHECK(all_home);
+}
+
+TEST_CASE("multi_thread: spawn_local from a root on a non-worker thread is refused") {
+    runtime rt(multi_thread(2));
+    CHECK_THROWS_AS(rt.block_on([]() -> task<void> {
+        (void)cx::current().spawn_local([]() -> task<void> { co_return; }());
+        co_return;
+    }()),
+                    no_runtime_error);
+}
+
+TEST_CASE("multi_thread: work reachable only by stealing gets done") {
+    test::run_or_abort_on_deadlock("work only another worker can steal", [] {
+        runtime rt(multi_thread(2));
+        std::atomic<int> done{0};
+        const bool other_thread_ran_some = rt.block_on([&]() -> task<bool> {
+            co_return (co_await spawn([](std::atomic<int>& d) -> task<bool> {
+                const auto me = std::this_thread::get_id();
+                std::atomic<int> elsewhere{0};
+                std::vector<join_handle<void>> hs;
+                for (int i = 0; i < 64; ++i)
+                    hs.push_back(spawn([](std::atomic<int>& d, std::atomic<int>& e,
+                                          std::thread::id spawner) -> task<void> {
+                        if (std::this_thread::get_id() != spawner) ++e;
+                        ++d;
+                        co_return;
+                    }(d, elsewhere, me)));
+                // They sit in this worker's lanes, and this task does not
+                // yield until they are done: only a thief can run them.
+                while (d.load() < 64)
+                    std::this_thread::yield();
+                for (auto& h : hs)
+                    co_await std::move(h);
+                co_return elsewhere.load() == 64;
+            }(done)))
+                .value();
+        }());
+        CHECK(done == 64);
+        CHECK(other_thread_ran_some);
+    });
+}
+
+TEST_CASE("multi_thread: ping-pong across workers over channels") {
+    runtime rt(multi_thread(2));
+    constexpr long rounds = 20'000;
+    const long sum = rt.block_on([]() -> task<long> {
+        auto [to_b_tx, to_b_rx] = sync::make_channel<long>(1);
+        auto [to_a_tx, to_a_rx] = sync::make_channel<long>(1);
+        auto a = spawn(
+            [](sync::channel_sender<long> out, sync::channel_receiver<long> in) -> task<long> {
+                long total = 0;
+                for (long i = 0; i < rounds; ++i) {
+                    co_await out.send(i);
+                    total += (co_await in.recv()).value();
+                }
+                co_return total;
+            }(std::move(to_b_tx), std::move(to_a_rx)));
+        auto b = spawn(
+            [](sync::channel_receiver<long> in, sync::channel_sender<long> out) -> task<void> {
+                while (auto v = co_await in.recv())
+                    co_await out.send(*v + 1);
+            }(std::move(to_b_rx), std::move(to_a_tx)));
+        const long total = (co_await std::move(a)).value();
+        co_await std::move(b);
+        co_return total;
+    }());
+    CHECK(sum == rounds * (rounds + 1) / 2);
+}
+
+TEST_CASE("multi_thread: many wakes from an outside thread reach a task - and coalesce") {
+    test::run_or_abort_on_deadlock("cross-thread wakes", [] {
+        runtime rt(multi_thread(2));
+        test::manual_event armed;
+        std::atomic<bool> stop{false};
+        std::atomic<long> polls{0};
+        rt.block_on([&]() -> task<void> {
+            // A task that re-arms its waker on every poll until told to stop.
+            struct wake_target {
+                std::atomic<bool>& stop;
+                std::atomic<long>& polls;
+                test::manual_event& armed;
+                waker w;
+                std::mutex m;
+            } target{stop, polls, armed, {}, {}};
+            struct awaiter {
+                wake_target& t;
+                bool await_ready() { return t.stop.load(); }
+                void await_suspend(std::coroutine_handle<>) {
+                    std::lock_guard lock(t.m);
+                    t.w = current_waker();
+                }
+                void await_resume() { ++t.polls; }
+            };
+            auto h = spawn([](wake_target& t) -> task<void> {
+                t.armed.fire();
+                while (!t.stop.load())
+                    co_await awaiter{t};
+            }(target));
+            co_await armed.wait();
+            std::thread waker_thread([&] {
+                constexpr int wakes = 1'000'000;
+                for (int i = 0; i < wakes; ++i) {
+                    waker w;
+                    {
+                        std::lock_guard lock(target.m);
+                        w = target.w;
+                    }
+                    w.wake_by_ref();
+                }
+                stop = true;
+                std::lock_guard lock(target.m);
+                target.w.wake_by_ref();
+            });
+            co_await std::move(h);
+            waker_thread.join();
+        }());
+        CHECK(polls > 0);
+        CHECK(rt.is_quiescent());
+    });
+}
+
+TEST_CASE("multi_thread: cancellation racing completion - every outcome is ok or cancelled") {
+    runtime rt(multi_thread(2));
+    constexpr int count = 3'000;
+    int ok = 0, cancelled = 0;
+    rt.block_on([&]() -> task<void> {
+        std::vector<join_handle<int>> hs;
+        for (int i = 0; i < count; ++i)
+            hs.push_back(spawn([](int i) -> task<int> {
+                if (i % 2) co_await yield_now();
+                co_return i;
+            }(i)));
+        // Cancel from a plain thread while the workers complete them.
+        std::thread canceller([&] {
+            for (auto& h : hs)
+                h.cancel(cancel_reason{"race"});
+        });
+        canceller.join();
+        for (auto& h : hs) {
+            const outcome<int> o = co_await std::move(h);
+            if (o.is_ok()) ++ok;
+            if (o.is_cancelled()) ++cancelled;
+        }
+    }());
+    CHECK(ok + cancelled == count);
+    CHECK(rt.is_quiescent());
+}
+
+TEST_CASE("multi_thread: timers fire on every worker") {
+    runtime rt(multi_thread(2));
+    const long late = rt.block_on([]() -> task<long> {
+        std::vector<join_handle<duration>> hs;
+        for (int i = 0; i < 100; ++i)
+            hs.push_back(spawn([](int i) -> task<duration> {
+                const instant start = now();
+                co_await sleep(std::chrono::milliseconds(1 + i % 7));
+                co_return now() - start;
+            }(i)));
+        long early = 0;
+        for (int i = 0; i < 100; ++i)
+            if ((co_await std::move(hs[i])).value() < std::chrono::milliseconds(1 + i % 7)) ++early;
+        co_return early;
+    }());
+    CHECK(late == 0);  // no sleep ended before its deadline
+}
+
+TEST_CASE("multi_thread: shutdown while every worker is busy - all tasks unwind") {
+    const int threads_before = test::baseline_thread_count();
+    {
+        runtime rt(multi_thread(2));
+        std::atomic<int> started{0};
+        rt.block_on([&]() -> task<void> {
+            for (int i = 0; i < 8; ++i)
+                (void)spawn([](std::atomic<int>& s) -> task<void> {
+                    alive a;
+                    ++s;
+                    while (true)
+                        co_await yield_now();  // always runnable: the workers never park
+                }(started));
+            while (started.load() < 8)
+                co_await sleep(1ms);
+        }());
+        CHECK(alive::count == 8);
+        rt.shutdown();
+        CHECK(alive::count == 0);
+        CHECK(rt.is_quiescent());
+    }
+    CHECK(test::thread_count() == threads_before);
+}
+
+TEST_CASE("multi_thread: shutdown while workers are parked - sleepers are cancelled") {
+    runtime rt(multi_thread(2));
+    rt.block_on([&]() -> task<void> {
+        for (int i = 0; i < 50; ++i)
+            (void)spawn([]() -> task<void> {
+                alive a;
+                co_await sleep(std::chrono::hours(1));
+            }());
+        co_return;
+    }());
+    rt.shutdown();
+    CHECK(alive::count == 0);
+}
+
+TEST_CASE("multi_thread: shutdown while tasks keep spawning") {
+    runtime rt(multi_thread(2));
+    std::atomic<long> spawned{0};
+    struct spawner {
+        static task<void> run(std::atomic<long>& n) {
+            alive a;
+            while (true) {
+                ++n;
+                (void)spawn(run(n));  // each spawns another, for ever
+                co_await yield_now();
+            }
+        }
+    };
+    rt.block_on([&]() -> task<void> {
+        (void)spawn(spawner::run(spawned));
+        while (spawned.load() < 1'000)
+            co_await sleep(1ms);
+    }());
+    rt.shutdown();
+    CHECK(alive::count == 0);
+    CHECK(spawned > 0);
+}
+
+TEST_CASE("multi_thread: shutdown while another thread's block_on waits - it ends cancelled") {
+    auto rt = std::make_unique<runtime>(multi_thread(2));
+    test::manual_event never;
+    std::atomic<bool> threw{false};
+    std::thread caller([&] {
+        try {
+            rt->block_on([&]() -> task<void> {
+                co_await never.wait();
+                co_await sleep(std::chrono::hours(1));
+            }());
+        } catch (const bad_outcome_access&) {
+            threw = true;
+        }
+    });
+    for (int i = 0; i < 5000 && !never.armed(); ++i)
+        std::this_thread::sleep_for(1ms);
+    REQUIRE(never.armed());
+    rt->shutdown();
+    caller.join();
+    CHECK(threw);
+}
+
+TEST_CASE("multi_thread: shutdown_timeout lets running work finish") {
+    runtime rt(multi_thread(2));
+    std::atomic<int> done{0};
+    rt.block_on([&]() -> task<void> {
+        for (int i = 0; i < 20; ++i)
+            (void)spawn([](std::atomic<int>& d) -> task<void> {
+                co_await sleep(5ms);
+                ++d;
+            }(done));
+        co_return;
+    }());
+    const shutdown_report report = rt.shutdown_timeout(60s);
+    CHECK(done == 20);
+    CHECK(report.cancelled == 0);
+}
