@@ -1,11 +1,12 @@
 #include "current_thread_driver.hpp"
 
 #include <chrono>
-#include <cstdio>
+#include <string>
 #include <system_error>
 #include <utility>
 
 #include "rtkit/join_handle.hpp"
+#include "rtkit/diagnostics.hpp"
 #include "thread_context.hpp"
 #include "timeouts.hpp"
 
@@ -120,10 +121,10 @@ void current_thread_driver::start_background() noexcept {
         background_started_.store(true, std::memory_order_release);
     } catch (const std::system_error& e) {
         if (!std::exchange(background_failure_reported_, true))
-            std::fprintf(stderr,
-                         "rtkit: cannot start the runtime's background thread (%s): spawned "
-                         "tasks run during the next block_on instead\n",
-                         e.what());
+            report_diagnostic({diagnostic_kind::thread_stopped,
+                               std::string("cannot start the runtime's background thread (") +
+                                   e.what() +
+                                   "): spawned tasks run during the next block_on instead"});
     }
 }
 
@@ -136,10 +137,9 @@ void current_thread_driver::stop_background_after_failure(held_worker w,
         what = e.what();
     } catch (...) {
     }
-    std::fprintf(stderr,
-                 "rtkit: the runtime's background thread stopped after an error (%s): spawned "
-                 "tasks run during the next block_on instead\n",
-                 what);
+    report_diagnostic({diagnostic_kind::thread_stopped,
+                       std::string("the runtime's background thread stopped after an error (") +
+                           what + "): spawned tasks run during the next block_on instead"});
     held_worker retired;
     {
         std::lock_guard lock(mutex_);
@@ -357,6 +357,7 @@ void current_thread_driver::shutdown_from_caller() {
 std::exception_ptr root_reference::retire() noexcept {
     task_header* root = std::exchange(root_, nullptr);
     take_(*root, into_);
+    outcome_taken(*root);  // block_on returns it or rethrows it
     if (root->refs.load(std::memory_order_acquire) != 1) {
         root->release();  // a waker outlives the call; its last release destroys the frame
         return nullptr;

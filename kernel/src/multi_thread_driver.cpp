@@ -1,11 +1,11 @@
 #include "multi_thread_driver.hpp"
 
-#include <cstdio>
 #include <random>
 #include <stdexcept>
 #include <string>
 
 #include "rtkit/detail/task_extras.hpp"
+#include "rtkit/diagnostics.hpp"
 #include "thread_context.hpp"
 #include "timeouts.hpp"
 
@@ -108,7 +108,9 @@ void multi_thread_driver::run_worker(worker& w) {
         // A plugin failed under this worker (a reactor's poll, a timer
         // driver): nothing on this thread can take the error. The runtime
         // stops; its tasks are cancelled at shutdown.
-        std::fprintf(stderr, "rtkit: a worker thread stopped after an error (%s)\n", e.what());
+        report_diagnostic({diagnostic_kind::thread_stopped,
+                           std::string("a worker thread stopped after an error (") + e.what() +
+                               "); the runtime shuts down"});
         group_.begin_shutdown();
         cancel_roots();
     }

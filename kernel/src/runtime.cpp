@@ -1,13 +1,15 @@
 #include "rtkit/runtime.hpp"
 
-#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "current_thread_driver.hpp"
 #include "multi_thread_driver.hpp"
 #include "rtkit/detail/region_node.hpp"
+#include "rtkit/diagnostics.hpp"
 #include "rtkit/plugin_loader.hpp"
 #include "thread_context.hpp"
 #include "worker.hpp"
@@ -28,8 +30,8 @@ struct chosen_plugin {
 };
 
 /// Creates the first plugin of `selection` that starts, and says which it was.
-/// Each one skipped is reported once on stderr with its reason; a strict
-/// selection fails instead.
+/// Each one skipped before it is reported once, as a diagnostic; when none
+/// starts (or a strict selection's first fails) the error says it all.
 template <class Interface>
 std::shared_ptr<Interface> start_plugin(const plugin_loader& loader,
                                         const plugin_selection& selection, chosen_plugin& chosen) {
@@ -37,7 +39,7 @@ std::shared_ptr<Interface> start_plugin(const plugin_loader& loader,
     if (selection.preference.empty())
         throw plugin_error("no " + std::string(kind) + " plugin configured: set [" +
                            std::string(kind) + "] plugin = \"NAME\"");
-    std::string reasons;
+    std::vector<std::pair<std::string, std::string>> skipped;  // name, reason
     for (const std::string& name : selection.preference) {
         try {
             auto found = selection.options.find(name);
@@ -46,14 +48,20 @@ std::shared_ptr<Interface> start_plugin(const plugin_loader& loader,
             std::filesystem::path file = loader.find(plugin_kind_of<Interface>, name);
             auto object = loader.create<Interface>(file, options);
             chosen = chosen_plugin{file, options, name + " (" + file.string() + ")"};
+            for (const auto& [skipped_name, reason] : skipped)
+                report_diagnostic({diagnostic_kind::plugin_skipped,
+                                   std::string(kind) + " plugin '" + skipped_name +
+                                       "' skipped: " + reason + "; using '" + name + "'"});
             return object;
         } catch (const plugin_error& e) {
             if (selection.strict) throw;
-            std::fprintf(stderr, "rtkit: %.*s plugin '%s' skipped: %s\n",
-                         static_cast<int>(kind.size()), kind.data(), name.c_str(), e.what());
-            reasons += "\n  " + name + ": " + e.what();
+            skipped.emplace_back(name, e.what());
         }
     }
+    // Said once, in the error: nothing was printed on the way.
+    std::string reasons;
+    for (const auto& [skipped_name, reason] : skipped)
+        reasons += "\n  " + skipped_name + ": " + reason;
     throw plugin_error("no " + std::string(kind) + " plugin could be started:" + reasons);
 }
 

@@ -1,9 +1,13 @@
 // Task references, the task waker, and the per-task state the kernel keeps
 // beside the frame.
+#include <exception>
+#include <string>
+
 #include "rtkit/cx.hpp"
 #include "rtkit/detail/region_node.hpp"
 #include "rtkit/detail/task_extras.hpp"
 #include "rtkit/detail/task_header.hpp"
+#include "rtkit/diagnostics.hpp"
 #include "task_wake.hpp"
 #include "thread_context.hpp"
 
@@ -24,6 +28,22 @@ void throw_cancelled() {
 }
 
 namespace {
+
+void report_unobserved_failure(task_id id, const std::exception_ptr& failure) noexcept try {
+    std::string what = "an exception that is not a std::exception";
+    try {
+        std::rethrow_exception(failure);
+    } catch (const std::exception& e) {
+        what = e.what();
+    } catch (...) {
+    }
+    report_diagnostic({diagnostic_kind::unobserved_task_failure,
+                       "task " + std::to_string(id.index()) +
+                           " failed and nobody took its outcome: " + what,
+                       id});
+} catch (...) {
+    // Out of memory for the message: the failure goes unreported.
+}
 
 void waker_wake(void* data) {
     auto* task = static_cast<task_header*>(data);
@@ -67,8 +87,26 @@ void task_header::release() noexcept {
 void task_header::destroy_frame() {
     // A joiner left behind by a join that saw the task complete mid-install.
     if (frame && joiner) joiner->release();
-    delete extras.load(std::memory_order_acquire);
+    // The header lives in the frame; a suspended frame's destructors (a
+    // timeout scope) still use the extras, so they go last.
+    task_extras* const owned_extras = extras.load(std::memory_order_acquire);
+    if (owned_extras && owned_extras->unobserved_failure)
+        report_unobserved_failure(id, owned_extras->unobserved_failure);
     frame.destroy();
+    delete owned_extras;
+}
+
+void note_failure(task_header& task) noexcept {
+    if (!task.frame) return;  // awaited inline: the awaiting task gets the exception
+    try {
+        task.get_extras().unobserved_failure = std::current_exception();
+    } catch (...) {
+        // Out of memory: this failure goes unreported.
+    }
+}
+
+void forget_failure(task_header& task) noexcept {
+    task.extras.load(std::memory_order_acquire)->unobserved_failure = nullptr;
 }
 
 task_extras& task_header::get_extras() {

@@ -93,8 +93,16 @@ void arm_timeouts(task_header& task, task_extras& extras) {
     for (timeout_state* s = extras.timeouts; s && !s->timer; s = s->outer) {
         auto* timer = new armed_timer(&task);
         s->timer = timer;
-        s->ticket = task.home().arm_timer(saturating_add(now, s->limit),
-                                          waker(timer, &timeout_waker_vtable));
+        try {
+            s->ticket = task.home().arm_timer(saturating_add(now, s->limit),
+                                              waker(timer, &timeout_waker_vtable));
+        } catch (...) {
+            // The timer driver refused it: the scope holds no timer, and its
+            // reference no longer keeps the task alive.
+            s->timer = nullptr;
+            timer->release();
+            throw;
+        }
     }
 }
 

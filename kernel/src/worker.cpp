@@ -186,6 +186,33 @@ void worker::drain_inbox() {
     }
 }
 
+void worker::drop_timers() noexcept {
+    timers_.reset();
+    armed_timers_ = 0;
+}
+
+bool worker::discard_requests() noexcept {
+    bool any = false;
+    while (remote_request* r = requests_in_.pop()) {
+        any = true;
+        // Release what the request holds, as carrying it out would have.
+        switch (r->what) {
+            case remote_request::kind::arm_timer:
+            case remote_request::kind::cancel_timer:
+                if (r->target) static_cast<remote_timer*>(r->target)->release();
+                break;
+            case remote_request::kind::cancel_region:
+                static_cast<region_node*>(r->target)->leave();
+                break;
+            case remote_request::kind::promote:
+                static_cast<task_header*>(r->target)->release();
+                break;
+        }
+        delete r;
+    }
+    return any;
+}
+
 void worker::carry_out(remote_request& request) {
     switch (request.what) {
         case remote_request::kind::arm_timer: {

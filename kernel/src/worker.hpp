@@ -86,6 +86,12 @@ class worker {
     void execute(task_header* task);
     /// Moves what the inbox holds into the lanes and carries out the requests.
     void drain_inbox();
+    /// Teardown only, after retire: the timer driver goes, with the wakers it
+    /// holds.
+    void drop_timers() noexcept;
+    /// Teardown only: releases what queued requests hold without carrying
+    /// them out; true if there was any.
+    bool discard_requests() noexcept;
     /// Inbox, due timers, and (every so often) I/O readiness.
     void maintain();
     /// Fires the timers that are due now (if any is armed).

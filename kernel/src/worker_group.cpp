@@ -1,8 +1,9 @@
 #include "worker_group.hpp"
 
-#include <cstdio>
+#include <string>
 
 #include "rtkit/detail/task_extras.hpp"
+#include "rtkit/diagnostics.hpp"
 #include "thread_context.hpp"
 #include "worker.hpp"
 
@@ -22,6 +23,17 @@ worker_group::worker_group(flavor f, std::shared_ptr<reactor> io)
 
 worker_group::~worker_group() {
     retire();
+    // A timer driver's last wakers may keep frames alive; freeing those may
+    // send requests (a timer cancel) to any worker: all of them still exist
+    // until the inboxes are empty, and nothing carries requests out any more.
+    for (auto& w : workers_)
+        w->drop_timers();
+    bool discarded = true;
+    while (discarded) {
+        discarded = false;
+        for (auto& w : workers_)
+            discarded |= w->discard_requests();
+    }
     workers_.clear();  // before the reactor, which their tasks' I/O used
 }
 
@@ -80,7 +92,10 @@ worker_group::io_lock::io_lock(worker_group& group) : group_(group) {
 }
 
 worker_group::io_lock::~io_lock() {
-    if (locked_) group_.io_mutex_.unlock();
+    if (!locked_) return;
+    group_.io_mutex_.unlock();
+    if (!group_.reactor_waiter_.load(std::memory_order_seq_cst) && group_.has_io())
+        group_.notify_work_available();
 }
 
 std::size_t worker_group::poll_io(duration timeout) {
@@ -135,7 +150,8 @@ void worker_group::retire() noexcept {
     // point. Shutdown is set, so the dispatch loops would not run; turn by
     // hand, worker after worker, until nothing is left (a task finishing on
     // one worker may wake one on another).
-    for (int round = 0; round < retire_rounds && live_tasks() > 0; ++round) {
+    for (int round = 0; round < retire_rounds && (live_tasks() > 0 || spawns_in_flight());
+         ++round) {
         schedulable* injected[64];
         while (const std::size_t n = take_injected(injected, std::size(injected)))
             for (std::size_t i = 0; i < n; ++i)
@@ -161,10 +177,10 @@ void worker_group::retire() noexcept {
         // Local tasks of other threads can only be polled by their owners, and a
         // task that swallows cancellation and never awaits again cannot be
         // unwound: such frames are leaked rather than destroyed under their feet.
-        std::fprintf(stderr,
-                     "rtkit: %zu task(s) could not be unwound at shutdown (local tasks of other "
-                     "threads, or tasks that ignore cancellation); leaked\n",
-                     left);
+        report_diagnostic({diagnostic_kind::tasks_leaked,
+                           std::to_string(left) +
+                               " task(s) could not be unwound at shutdown (local tasks of other "
+                               "threads, or tasks that ignore cancellation); leaked"});
 }
 
 }  // namespace rtkit::detail

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <limits>
 
 namespace rtkit_wheel {
 namespace {
@@ -220,11 +221,16 @@ std::optional<rtkit::instant> timing_wheel::next_deadline() const noexcept {
         cached_earliest_ = earliest_deadline();
         cache_valid_ = true;
     }
-    const std::int64_t since_origin = cached_earliest_ - origin_ns_;
-    if (since_origin <= 0) return rtkit::instant(rtkit::duration(cached_earliest_));
-    // Up to a tick boundary: fire() at that instant is sure to find it due.
-    const std::int64_t ticks = since_origin / tick_ns_ + (since_origin % tick_ns_ != 0);
-    return rtkit::instant(rtkit::duration(origin_ns_ + ticks * tick_ns_));
+    // Compared first so that a far-past deadline cannot overflow the subtraction.
+    if (cached_earliest_ <= origin_ns_) return rtkit::instant(rtkit::duration(cached_earliest_));
+    // Up to a tick boundary: fire() at that instant is sure to find it due. Within
+    // a tick of the clock's end, the end itself: a far deadline means "never",
+    // and must not wrap around to the past.
+    const std::int64_t into_tick = (cached_earliest_ - origin_ns_) % tick_ns_;
+    std::int64_t boundary = cached_earliest_;
+    if (into_tick != 0 && __builtin_add_overflow(cached_earliest_, tick_ns_ - into_tick, &boundary))
+        boundary = std::numeric_limits<std::int64_t>::max();
+    return rtkit::instant(rtkit::duration(boundary));
 }
 
 std::size_t timing_wheel::fire_slot(unsigned slot, std::int64_t now_ns, bool current_tick) {

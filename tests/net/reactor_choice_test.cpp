@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <string>
 
+#include "../support/stderr_capture.hpp"
 #include "net_support.hpp"
 #include "rtkit/plugin_loader.hpp"
 #ifdef RTKIT_NET_TESTS_HAVE_CONFIG
@@ -18,41 +19,7 @@ using namespace rtkit;
 
 namespace {
 
-/// Captures what the code under test writes to stderr (fd 2).
-class stderr_capture {
-  public:
-    stderr_capture() {
-        std::fflush(stderr);
-        saved_ = ::dup(2);
-        file_ = std::tmpfile();
-        ::dup2(::fileno(file_), 2);
-    }
-    ~stderr_capture() {
-        restore();
-        std::fclose(file_);
-    }
-    std::string text() {
-        restore();
-        std::string out;
-        std::rewind(file_);
-        char buf[512];
-        std::size_t n;
-        while ((n = std::fread(buf, 1, sizeof buf, file_)) > 0)
-            out.append(buf, n);
-        return out;
-    }
-
-  private:
-    void restore() {
-        if (saved_ < 0) return;
-        std::fflush(stderr);
-        ::dup2(saved_, 2);
-        ::close(saved_);
-        saved_ = -1;
-    }
-    int saved_ = -1;
-    std::FILE* file_ = nullptr;
-};
+using test::stderr_capture;
 
 runtime_config uring_then_epoll(std::int64_t injected_errno, bool strict) {
     runtime_config c;

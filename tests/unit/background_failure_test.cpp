@@ -13,6 +13,7 @@
 #include <thread>
 #include <utility>
 
+#include "../support/stderr_capture.hpp"
 #include "test_support.hpp"
 
 using namespace rtkit;
@@ -20,38 +21,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-/// Sends what the process writes to stderr to a file while it lives.
-class stderr_capture {
-  public:
-    stderr_capture() : file_(std::tmpfile()), saved_(dup(2)) {
-        std::fflush(stderr);
-        dup2(fileno(file_), 2);
-    }
-    ~stderr_capture() {
-        restore();
-        std::fclose(file_);
-    }
-    /// Restores stderr and returns what was written meanwhile.
-    std::string text() {
-        restore();
-        std::rewind(file_);
-        std::string out;
-        for (int c; (c = std::fgetc(file_)) != EOF;)
-            out.push_back(static_cast<char>(c));
-        return out;
-    }
-
-  private:
-    void restore() {
-        if (saved_ < 0) return;
-        std::fflush(stderr);
-        dup2(saved_, 2);
-        close(saved_);
-        saved_ = -1;
-    }
-    std::FILE* file_;
-    int saved_;
-};
+using test::stderr_capture;
 
 runtime_config failing_poll_config() {
     runtime_config c;

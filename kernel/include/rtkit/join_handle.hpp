@@ -39,9 +39,10 @@ inline bool join_install_waker(task_header* t) noexcept {
 /// `co_await std::move(handle)` suspends until the task finished and returns
 /// its outcome<T> (ok, err, cancelled or panicked), consuming the handle: the
 /// finished task's frame, with its parameters, is released then. What the
-/// task threw is in the outcome, not rethrown. The await is a cancellation point of the awaiting
-/// task. Dropping a handle does not stop the task (its region still waits for
-/// it); cancel() does. Any thread may await or cancel.
+/// task threw is in the outcome, not rethrown. The await is a cancellation
+/// point of the awaiting task. Dropping a handle does not stop the task (its
+/// region still waits for it); cancel() does. Any thread may await or cancel,
+/// but like any object, not one thread cancelling while another consumes it.
 template <class T>
 class [[nodiscard]] join_handle {
   public:
@@ -91,6 +92,7 @@ class [[nodiscard]] join_handle {
             // Woken to unwind before the task finished.
             if (!detail::join_finished(owner_.task_)) detail::throw_cancelled();
             outcome<T> result = std::move(owner_.task_->result);
+            detail::outcome_taken(*owner_.task_);
             std::exchange(owner_.task_, nullptr)->release();
             return result;
         }

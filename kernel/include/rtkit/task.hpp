@@ -81,7 +81,10 @@ struct promise : promise_base {
     void return_value(U&& value) {
         result = outcome<T>::ok(std::forward<U>(value));
     }
-    void unhandled_exception() noexcept { result = outcome_of_exception<T>(); }
+    void unhandled_exception() noexcept {
+        result = outcome_of_exception<T>();
+        if (result.is_panicked()) note_failure(*this);
+    }
 };
 
 template <>
@@ -90,7 +93,10 @@ struct promise<void> : promise_base {
     outcome<void> result;
     task<void> get_return_object() noexcept;
     void return_void() noexcept { result = outcome<void>::ok(); }
-    void unhandled_exception() noexcept { result = outcome_of_exception<void>(); }
+    void unhandled_exception() noexcept {
+        result = outcome_of_exception<void>();
+        if (result.is_panicked()) note_failure(*this);
+    }
 };
 
 }  // namespace detail

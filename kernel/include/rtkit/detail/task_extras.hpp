@@ -1,6 +1,7 @@
 #pragma once
 // Per-task state that most tasks never need, allocated on first use.
 #include <atomic>
+#include <exception>
 #include <thread>
 
 #include "rtkit/detail/task_header.hpp"
@@ -22,6 +23,8 @@ struct task_extras {
     /// ... and, when that thread is a worker of its own (multi-thread), the
     /// handle of that worker: wakes from anywhere go there.
     handle* local_home = nullptr;
+    /// What the task threw, until someone takes its outcome (note_failure).
+    std::exception_ptr unobserved_failure;
     ~task_extras() { delete reason.load(std::memory_order_acquire); }
 };
 

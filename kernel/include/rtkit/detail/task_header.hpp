@@ -127,6 +127,16 @@ struct task_header : schedulable {
 /// in the task's frame and leaves its queue only under that same lock.
 bool wake_if_polled_here(task_header* task) noexcept;
 
+/// Failures nobody observes. A spawned task that ends by throwing notes the
+/// exception (note_failure); taking its outcome clears the note
+/// (outcome_taken); a note still there when the frame is destroyed is
+/// reported as a diagnostic.
+void note_failure(task_header& task) noexcept;
+void forget_failure(task_header& task) noexcept;
+inline void outcome_taken(task_header& task) noexcept {
+    if (task.extras.load(std::memory_order_relaxed)) forget_failure(task);
+}
+
 /// Moves a finished block_on root's outcome out of its promise into `into`
 /// (an std::optional<outcome<T>>, typed by block_on, which knows T).
 using take_root_result = void (*)(task_header& root, void* into) noexcept;

@@ -1,0 +1,174 @@
+// The diagnostics hook: every message the runtime cannot return or throw goes
+// through one replaceable hook, once. Failures nobody observes are reported
+// with the task's id and the exception's message; observed ones are not.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "../support/stderr_capture.hpp"
+#include "rtkit/diagnostics.hpp"
+#include "test_support.hpp"
+
+using namespace rtkit;
+
+namespace {
+
+/// Installs a hook that records every diagnostic, for one scope.
+class recorded_diagnostics {
+  public:
+    recorded_diagnostics() {
+        previous_ = set_diagnostic_hook([this](const diagnostic& d) {
+            std::lock_guard lock(mutex_);
+            seen_.push_back(d);
+            count_.fetch_add(1);
+        });
+    }
+    ~recorded_diagnostics() { set_diagnostic_hook(std::move(previous_)); }
+
+    std::size_t count() const { return count_.load(); }
+    std::vector<diagnostic> seen() {
+        std::lock_guard lock(mutex_);
+        return seen_;
+    }
+
+  private:
+    diagnostic_hook previous_;
+    std::mutex mutex_;
+    std::vector<diagnostic> seen_;
+    std::atomic<std::size_t> count_{0};
+};
+
+task<int> failing(std::string message) {
+    co_await yield_now();
+    throw std::runtime_error(message);
+}
+
+/// Yields until `done()` holds; fails the test after many turns instead of
+/// hanging.
+template <class Done>
+task<void> yield_until(Done done) {
+    for (int turn = 0; turn < 100'000 && !done(); ++turn)
+        co_await yield_now();
+    REQUIRE(done());
+}
+
+}  // namespace
+
+TEST_CASE("diagnostics: a failed task whose handle was dropped is reported with its id") {
+    recorded_diagnostics diagnostics;
+    runtime rt;
+    task_id failed_id;
+    rt.block_on([&]() -> task<void> {
+        auto h = spawn(failing("disk on fire"));
+        failed_id = h.id();
+        { auto dropped = std::move(h); }
+        co_await yield_until([&] { return diagnostics.count() > 0; });
+    }());
+    const auto seen = diagnostics.seen();
+    REQUIRE(seen.size() == 1);
+    CHECK(seen[0].kind == diagnostic_kind::unobserved_task_failure);
+    CHECK(seen[0].task == failed_id);
+    CHECK(seen[0].message.find("disk on fire") != std::string::npos);
+    CHECK(seen[0].message.find("task " + std::to_string(failed_id.index())) != std::string::npos);
+}
+
+TEST_CASE("diagnostics: a handle kept past the failure reports it when dropped unawaited") {
+    recorded_diagnostics diagnostics;
+    runtime rt;
+    rt.block_on([&]() -> task<void> {
+        auto h = spawn(failing("kept"));
+        co_await yield_until([&] { return h.is_finished(); });
+        CHECK(diagnostics.count() == 0);  // the handle may still take it
+        { auto dropped = std::move(h); }
+        CHECK(diagnostics.count() == 1);
+    }());
+}
+
+TEST_CASE("diagnostics: an awaited failure and a failed block_on root are not reported") {
+    recorded_diagnostics diagnostics;
+    {
+        runtime rt;
+        rt.block_on([]() -> task<void> {
+            auto o = co_await spawn(failing("seen by the awaiter"));
+            CHECK(o.is_panicked());
+        }());
+        CHECK_THROWS_WITH(rt.block_on(failing("seen by block_on's caller")),
+                          "seen by block_on's caller");
+        rt.shutdown();
+    }
+    CHECK(diagnostics.count() == 0);
+}
+
+TEST_CASE("diagnostics: a region child that fails unawaited is reported once") {
+    recorded_diagnostics diagnostics;
+    runtime rt;
+    rt.block_on([&]() -> task<void> {
+        co_await cx::current().region([](cx scope) -> task<void> {
+            (void)scope.spawn(failing("child"));
+            co_return;
+        });
+    }());
+    rt.shutdown();
+    const auto seen = diagnostics.seen();
+    REQUIRE(seen.size() == 1);
+    CHECK(seen[0].message.find("child") != std::string::npos);
+}
+
+TEST_CASE("diagnostics: a cancelled task is not a failure") {
+    recorded_diagnostics diagnostics;
+    runtime rt;
+    rt.block_on([&]() -> task<void> {
+        test::manual_event never;
+        auto h = spawn([](test::manual_event& e) -> task<void> { co_await e.wait(); }(never));
+        h.cancel();
+        { auto dropped = std::move(h); }
+        co_return;
+    }());
+    rt.shutdown();
+    CHECK(diagnostics.count() == 0);
+}
+
+TEST_CASE("diagnostics: a skipped plugin is said once through the hook - none when all fail") {
+    recorded_diagnostics diagnostics;
+    runtime_config fallback;
+    fallback.reactor.preference = {"no_such_reactor", "epoll"};
+    {
+        runtime rt(fallback);
+        CHECK(rt.block_on(test::value_of(5)) == 5);
+    }
+    auto seen = diagnostics.seen();
+    REQUIRE(seen.size() == 1);
+    CHECK(seen[0].kind == diagnostic_kind::plugin_skipped);
+    CHECK(seen[0].message.find("reactor plugin 'no_such_reactor' skipped") != std::string::npos);
+    CHECK(seen[0].message.find("using 'epoll'") != std::string::npos);
+
+    runtime_config none_starts;
+    none_starts.reactor.preference = {"no_such_reactor", "nor_this_one"};
+    CHECK_THROWS_WITH(runtime{none_starts},
+                      doctest::Contains("no reactor plugin could be started"));
+    CHECK(diagnostics.seen().size() == 1);  // the error says it: nothing printed besides
+}
+
+TEST_CASE("diagnostics: a hook that throws does not take the runtime down") {
+    auto previous = set_diagnostic_hook([](const diagnostic&) { throw std::runtime_error("x"); });
+    runtime rt;
+    rt.block_on([]() -> task<void> {
+        (void)spawn(failing("nobody listens"));
+        co_return;
+    }());
+    rt.shutdown();
+    CHECK(rt.is_quiescent());
+    set_diagnostic_hook(std::move(previous));
+}
+
+TEST_CASE("diagnostics: the default hook writes one line on stderr") {
+    auto previous = set_diagnostic_hook({});
+    test::stderr_capture err;
+    report_diagnostic({diagnostic_kind::tasks_leaked, "three tasks leaked"});
+    CHECK(err.text() == "rtkit: three tasks leaked\n");
+    set_diagnostic_hook(std::move(previous));
+}
