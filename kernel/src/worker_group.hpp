@@ -81,12 +81,18 @@ class worker_group {
     /// rather than wait when another worker is in the reactor and `timeout`
     /// is zero). Returns how many registrations became ready.
     std::size_t poll_io(duration timeout);
-    /// Tries to become the thread that blocks in the reactor (multi-thread):
-    /// false when another worker already is.
+    /// Tries to become the worker that blocks in the reactor for everybody's
+    /// I/O (multi-thread): false when another worker already is, or a thread
+    /// waits to register I/O. Then unlock_io() after the wait.
     bool try_lock_io() noexcept {
-        return io_waiters_.load(std::memory_order_acquire) == 0 && io_mutex_.try_lock();
+        if (io_waiters_.load(std::memory_order_acquire) != 0 || !io_mutex_.try_lock()) return false;
+        reactor_waiter_.store(true, std::memory_order_seq_cst);
+        return true;
     }
-    void unlock_io() noexcept { io_mutex_.unlock(); }
+    void unlock_io() noexcept {
+        reactor_waiter_.store(false, std::memory_order_seq_cst);
+        io_mutex_.unlock();
+    }
     /// Counts registered descriptors: while there are any, busy workers also
     /// poll the reactor now and then, and an idle one is never left resting.
     void io_registered(int delta) noexcept {
@@ -126,6 +132,11 @@ class worker_group {
     /// Threads waiting for io_mutex_: a worker about to block in the reactor
     /// waits elsewhere while any wait, so they get the reactor promptly.
     std::atomic<int> io_waiters_{0};
+    /// A parked worker blocks in the reactor (holding io_mutex_). When a
+    /// thread that took the lock for a registration releases it and none
+    /// does, a parked worker is woken to take that place: otherwise I/O
+    /// readiness would wait for a worker to run out of work.
+    std::atomic<bool> reactor_waiter_{false};
     std::atomic<long> io_registrations_{0};
     std::atomic<bool> shutting_down_{false};
     bool retired_ = false;

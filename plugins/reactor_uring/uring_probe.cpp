@@ -78,22 +78,18 @@ void open_ring(io_uring& ring, const ring_settings& settings) {
                "kernel.io_uring_disabled = 2: io_uring is disabled on this machine for every "
                "process (sysctl kernel.io_uring_disabled=0 enables it); use the epoll reactor");
 
-    // COOP_TASKRUN: completions are posted when the worker enters the kernel
-    // anyway (it always does, to submit or wait) instead of by an interrupt.
-    // SINGLE_ISSUER/DEFER_TASKRUN are not used: the current-thread runtime
-    // hands its worker between threads (block_on borrows it), and those flags
-    // bind the ring to one thread.
+    // No COOP_TASKRUN, SINGLE_ISSUER or DEFER_TASKRUN: the ring is shared by
+    // threads. The kernel completes a request in the thread that submitted
+    // it; on a multi-thread runtime that thread may be parked on a futex while
+    // another waits in the ring, and only the default notification (which
+    // interrupts such a wait) posts the completion. (The current-thread
+    // runtime also hands its worker between threads: block_on borrows it.)
     io_uring_params params{};
-    params.flags = IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG;
     if (settings.sqpoll) {
         params.flags = IORING_SETUP_SQPOLL;
         params.sq_thread_idle = 50;  // ms before the poller thread sleeps
     }
     int rc = io_uring_queue_init_params(settings.entries, &ring, &params);
-    if (rc == -EINVAL && !settings.sqpoll) {
-        params = io_uring_params{};  // a kernel before 5.19: no COOP_TASKRUN
-        rc = io_uring_queue_init_params(settings.entries, &ring, &params);
-    }
     if (rc < 0) {
         if (io_uring_disabled_setting() == 1 && -rc == EPERM)
             refuse(EPERM,

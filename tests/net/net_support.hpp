@@ -31,6 +31,35 @@ inline rtkit::runtime_config config_for(const std::string& reactor) {
     return c;
 }
 
+/// A runtime to run a net test on: a reactor, on one flavor.
+struct setup {
+    std::string reactor;
+    bool multi_thread = false;
+    std::string name() const {
+        return reactor + (multi_thread ? " (multi_thread, 2 workers)" : " (current_thread)");
+    }
+};
+
+/// Every net test that is not about one flavor runs on each of these: every
+/// reactor, on the current-thread runtime and on a multi-thread one.
+inline const std::vector<setup> setups = [] {
+    std::vector<setup> all;
+    for (const std::string& r : reactors) {
+        all.push_back({r, false});
+        all.push_back({r, true});
+    }
+    return all;
+}();
+
+inline rtkit::runtime_config config_for(const setup& s) {
+    rtkit::runtime_config c = config_for(s.reactor);
+    if (s.multi_thread) {
+        c.flavor = "multi_thread";
+        c.workers = 2;
+    }
+    return c;
+}
+
 inline std::string text_of(const std::vector<char>& bytes, std::size_t n) {
     return std::string(bytes.data(), n);
 }

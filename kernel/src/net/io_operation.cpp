@@ -47,57 +47,68 @@ void io_operation::finish(long result) noexcept {
     }
 }
 
-bool io_operation::attempt() {
+long io_operation::perform() noexcept {
     const int fd = fd_.get();
-    long n = 0;
     switch (request_.op) {
         case io_opcode::accept:
-            n = ::accept4(fd, request_.address, request_.address_length, request_.flags);
-            break;
-        case io_opcode::connect: {
-            // Woken after connect() returned EINPROGRESS: SO_ERROR is the result.
-            int error = 0;
-            socklen_t size = sizeof error;
-            if (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &size) < 0) error = errno;
-            finish(-error);
-            return true;
-        }
+            return ::accept4(fd, request_.address, request_.address_length, request_.flags);
         // recv and send go to the kernel directly: glibc's wrappers are
         // pthread cancellation points and switch asynchronous cancellation on
         // and off around every call, which rtkit (no pthread_cancel) never
         // needs and the echo loop would pay twice per request.
         case io_opcode::recv:
-            n = ::syscall(SYS_recvfrom, fd, request_.buffer, request_.length, request_.flags,
-                          nullptr, nullptr);
-            break;
+            return ::syscall(SYS_recvfrom, fd, request_.buffer, request_.length, request_.flags,
+                             nullptr, nullptr);
         case io_opcode::send:
-            n = ::syscall(SYS_sendto, fd, request_.buffer, request_.length, request_.flags, nullptr,
-                          0);
-            break;
+            return ::syscall(SYS_sendto, fd, request_.buffer, request_.length, request_.flags,
+                             nullptr, 0);
         case io_opcode::read:
-            n = ::read(fd, request_.buffer, request_.length);
-            break;
+            return ::read(fd, request_.buffer, request_.length);
         case io_opcode::write:
-            n = ::write(fd, request_.buffer, request_.length);
+            return ::write(fd, request_.buffer, request_.length);
+        case io_opcode::connect:
             break;
     }
+    return 0;
+}
+
+bool io_operation::attempt() {
+    if (request_.op == io_opcode::connect) {
+        // Woken after connect() returned EINPROGRESS: SO_ERROR is the result.
+        int error = 0;
+        socklen_t size = sizeof error;
+        if (::getsockopt(fd_.get(), SOL_SOCKET, SO_ERROR, &error, &size) < 0) error = errno;
+        finish(-error);
+        return true;
+    }
+    auto would_block = [] { return errno == EAGAIN || errno == EWOULDBLOCK; };
+    rtkit::detail::io_registration& registration = fd_.registration();
     const unsigned want = static_cast<unsigned>(interest_of(request_.op));
-    if (n < 0) {
-        if (errno == EINTR) return false;  // the loop polls readiness (still latched) again
-        if (errno != EAGAIN && errno != EWOULDBLOCK) {
-            finish(-errno);
-            return true;
-        }
+    long n = perform();
+    if (n < 0 && would_block()) {
         // Not ready after all. Forget the hang-up latch too: it only tells a
         // reader about end of stream (which it reads as 0), and kept latched
         // it would make a writer's wait return at once, forever.
-        fd_.registration().clear_ready(want | ready::hangup);
-        return false;
+        registration.clear_ready(want | ready::hangup);
+        if (!registration.shared()) return false;
+        // Another worker polls the reactor meanwhile: readiness it latched
+        // between the EAGAIN and the clear is gone, so look once more. From
+        // the clear on, new readiness stays latched: no second clear.
+        n = perform();
+        if (n < 0 && would_block()) return false;
+    }
+    if (n < 0) {
+        if (errno == EINTR) return false;  // the loop polls readiness (still latched) again
+        finish(-errno);
+        return true;
     }
     // A short transfer drained the socket (or filled it): the next attempt
-    // would only see EAGAIN, so wait for the reactor instead.
-    if (n > 0 && static_cast<std::size_t>(n) < request_.length && request_.op != io_opcode::accept)
-        fd_.registration().clear_ready(want);
+    // would only see EAGAIN, so wait for the reactor instead. (Not with a
+    // shared reactor, where the clear could drop an edge that came since:
+    // the next attempt's EAGAIN clears, then looks again.)
+    if (n > 0 && static_cast<std::size_t>(n) < request_.length &&
+        request_.op != io_opcode::accept && !registration.shared())
+        registration.clear_ready(want);
     finish(n);
     return true;
 }

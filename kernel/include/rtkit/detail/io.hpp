@@ -61,7 +61,9 @@ class io_registration {
     }
     /// The reactor, for extension interfaces; null when not registered.
     reactor* get_reactor() const noexcept { return reactor_; }
-    /// Whether several threads share the reactor (then only readiness is used).
+    /// Whether several threads share the reactor (multi-thread runtime): then
+    /// only readiness is used, and readiness may be latched between an
+    /// operation's EAGAIN and its clear_ready.
     bool shared() const noexcept { return shared_; }
     /// Changes the interest.
     void modify(interest what);

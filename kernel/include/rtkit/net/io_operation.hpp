@@ -55,7 +55,9 @@ class io_operation {
     /// Moves the operation on; true once it has a result. Arms the current
     /// task's waker when it must wait.
     bool advance();
-    /// One syscall on the readiness path; true when it produced a result.
+    /// The non-blocking system call itself (not connect): its result, errno set.
+    long perform() noexcept;
+    /// The syscall on the readiness path; true when it produced a result.
     bool attempt();
     void finish(long result) noexcept;
     /// await_resume for everything but a plain success: cancelled, timed
