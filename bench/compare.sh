@@ -4,9 +4,9 @@
 # neighbouring runs are steadier here than ratios of medians: the same server
 # swings by 1.5x from one minute to the next on this VM.
 #
-#   bench/compare.sh W1 W4 W7        # PASSES=7 for more passes (default 5)
+#   bench/compare.sh W1 W1@mt1 W4 W7   # PASSES=7 for more passes (default 5)
 #
-# W1 W3 W4 W5 W8 W9 compare ns per op. W7 compares requests/s and the server's
+# W1 W2 W3 W4 W5 W8 W9 compare ns per op. W7 compares requests/s and the server's
 # CPU time (user + system) per request, for rtkit on epoll and on io_uring,
 # with the raw epoll and io_uring servers of ../shared/peers as the floor.
 # The order of the five servers rotates from pass to pass, so none is always
@@ -39,11 +39,11 @@ fi
 for tool in "$RTBENCH" "$PEERS/tokio_peer"; do
   [[ -x "$tool" ]] || { echo "compare.sh: $tool is missing (see the header of $0)" >&2; exit 2; }
 done
-[[ $# -gt 0 ]] || { echo "usage: $0 W1|W3|W4|W5|W7|W8|W9 ..." >&2; exit 2; }
+[[ $# -gt 0 ]] || { echo "usage: $0 W1|W2|W3|W4|W5|W7|W8|W9[@mt1] ..." >&2; exit 2; }
 
 peer_name() {
   case "$1" in
-    W1) echo spawn_join_st ;; W3) echo yield_storm ;; W4) echo ping_pong ;;
+    W1) echo spawn_join_st ;; W2) echo spawn_join_mt ;; W3) echo yield_storm ;; W4) echo ping_pong ;;
     W5) echo timeout_ready ;; W8) echo block_on_ready ;; W9) echo timeout_pending ;;
     *) echo "compare.sh: no tokio peer for $1" >&2; exit 2 ;;
   esac
@@ -128,11 +128,14 @@ compare_w7() {
   done
 }
 
+# W1@mt1 runs rtkit's W1 on the multi_thread flavor with one worker (against
+# the same tokio figure as W1), to compare the two flavors in one run.
 compare_task_workload() {
-  local w="$1" name ratios="" r t
-  name="$(peer_name "$w")"
+  local w="$1" name ratios="" r t flavor=()
+  [[ "$w" == *@mt1 ]] && flavor=(--set runtime.flavor=multi_thread --set runtime.workers=1)
+  name="$(peer_name "${w%@mt1}")"
   for pass in $(seq "$PASSES"); do
-    r="$("$RTBENCH" "$w" | field ns_per_op)"
+    r="$("$RTBENCH" "${w%@mt1}" "${flavor[@]}" | field ns_per_op)"
     t="$("$PEERS/tokio_peer" "$name" | field ns_per_op)"
     echo "$w pass $pass: rtkit $r ns/op, tokio $t ns/op"
     ratios+="$(ratio "$r" "$t") "

@@ -71,6 +71,7 @@ int main(int argc, char** argv) {
         for (const std::string& o : overrides)
             rtkit::config::apply_override(config, o);
 #endif
+        rtbench::shape_runtime(workload, config);
         rtkit::runtime rt(config);
         if (workload == "W7") {
             if (port < 0) return usage_error("W7 serves TCP echo and needs --port PORT");

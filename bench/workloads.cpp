@@ -18,7 +18,7 @@ double seconds_since(clock_type::time_point start) {
     return std::chrono::duration<double>(clock_type::now() - start).count();
 }
 
-// W1: the root spawns n tasks that return their index, then joins them in order.
+// W1 and W2: the root spawns n tasks that return their index, then joins them in order.
 task<std::int64_t> index_task(std::int64_t i) {
     co_return i;
 }
@@ -90,6 +90,8 @@ struct workload {
 constexpr workload workloads[] = {
     {"W1", "spawn_join_st", 1'000'000,
      [](rtkit::runtime& rt, std::int64_t n) { return rt.block_on(spawn_join(n)); }},
+    {"W2", "spawn_join_mt", 1'000'000,
+     [](rtkit::runtime& rt, std::int64_t n) { return rt.block_on(spawn_join(n)); }},
     {"W3", "yield_storm", 10'000'000,
      [](rtkit::runtime& rt, std::int64_t n) {
          return rt.block_on(yield_storm(1000, static_cast<int>(n / 1000)));
@@ -108,7 +110,16 @@ constexpr workload workloads[] = {
 }  // namespace
 
 std::string_view known_workloads() {
-    return "W1 W3 W4 W5 W8 W9";
+    return "W1 W2 W3 W4 W5 W8 W9";
+}
+
+void shape_runtime(std::string_view id, rtkit::runtime_config& config) {
+    // W2 is W1 on two worker threads; a multi_thread configuration keeps its
+    // own worker count.
+    if (id == "W2" && config.flavor != "multi_thread") {
+        config.flavor = "multi_thread";
+        config.workers = 2;
+    }
 }
 
 result run_workload(std::string_view id, rtkit::runtime& rt) {

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "rtkit/runtime.hpp"
+#include "rtkit/runtime_config.hpp"
 
 namespace rtbench {
 
@@ -17,7 +18,12 @@ struct result {
     std::string extra;  ///< more key=value fields, space-separated
 };
 
-/// Runs workload `id` (W1, W3, W4, W5, W8, ...) on `rt`. Throws
+/// Adjusts `config` to the runtime workload `id` is defined on (W2 runs on
+/// the multi_thread flavor with two workers, unless `config` already is
+/// multi_thread).
+void shape_runtime(std::string_view id, rtkit::runtime_config& config);
+
+/// Runs workload `id` (W1, W2, W3, W4, W5, W8, ...) on `rt`. Throws
 /// std::invalid_argument for an unknown id.
 result run_workload(std::string_view id, rtkit::runtime& rt);
 
