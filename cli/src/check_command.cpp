@@ -1,6 +1,8 @@
+#include "check_command.hpp"
+
+#include <CLI/CLI.hpp>
 #include <iostream>
 
-#include "commands.hpp"
 #include "exit_codes.hpp"
 #include "rtkit/script/parser.hpp"
 #include "rtkit/script/script_error.hpp"
@@ -8,13 +10,23 @@
 
 namespace rtctl {
 
+CLI::App* add_check_command(CLI::App& app, std::filesystem::path& script) {
+    CLI::App* command = app.add_subcommand(
+        "check",
+        "parse a script and check it without running it: syntax, break and continue inside "
+        "loops, calls to declared functions (exit 0 when valid, 2 with the error)");
+    command->add_option("script", script, "the script to check (.rts)")->required();
+    command->footer("Example:\n  rtctl check examples/scripts/hello.rts");
+    return command;
+}
+
 int check_command(const std::filesystem::path& script) {
     auto source = read_script(script);
     if (!source) return exit_bad_input;
     try {
         const auto program = rtkit::script::parse(source);
         std::cout << source->name << ": ok (" << program.body.statements.size()
-                  << " top-level statements)\n";
+                  << " top-level statements, " << program.functions.size() << " functions)\n";
         return exit_ok;
     } catch (const rtkit::script::script_error& e) {
         std::cerr << rtkit::script::format_diagnostic(e);

@@ -2,42 +2,27 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
-#include "commands.hpp"
+#include "check_command.hpp"
 #include "config_command.hpp"
 #include "conformance_command.hpp"
 #include "exit_codes.hpp"
 #include "plugins_command.hpp"
+#include "run_command.hpp"
 
 int main(int argc, char** argv) {
     CLI::App app{"rtctl: run async scripts on an rtkit runtime built from TOML", "rtctl"};
     app.require_subcommand(1);
 
     rtctl::run_options run;
-    CLI::App* run_command =
-        app.add_subcommand("run", "run a script on a runtime built from the configuration");
-    run_command->add_option("script", run.script, "the script to run (.rts)")->required();
-    run_command->add_option("--config,-c", run.config_file,
-                            "runtime configuration (TOML); default: the built-in defaults, "
-                            "the values of config/default.toml");
-    // One KEY=VALUE per --set, so a script path after it is not swallowed.
-    run_command
-        ->add_option("--set", run.overrides,
-                     "override one configuration key, e.g. --set reactor.plugin=epoll "
-                     "(repeatable; applied after --config)")
-        ->allow_extra_args(false);
-
+    CLI::App* run_command = rtctl::add_run_command(app, run);
     std::filesystem::path check_script;
-    CLI::App* check_command = app.add_subcommand(
-        "check", "parse a script and report its errors without running it (exit 0 when valid)");
-    check_command->add_option("script", check_script, "the script to check (.rts)")->required();
-
-    rtctl::conformance_options conformance;
-    CLI::App* conformance_command = rtctl::add_conformance_command(app, conformance);
-
+    CLI::App* check_command = rtctl::add_check_command(app, check_script);
     rtctl::config_options config;
     const rtctl::config_commands config_commands = rtctl::add_config_command(app, config);
     rtctl::plugins_options plugins;
     const rtctl::plugins_commands plugins_commands = rtctl::add_plugins_command(app, plugins);
+    rtctl::conformance_options conformance;
+    CLI::App* conformance_command = rtctl::add_conformance_command(app, conformance);
 
     app.footer(
         "Exit status: 0 success, 1 the script failed or the runtime could not start, "

@@ -1,13 +1,15 @@
+#include "run_command.hpp"
+
+#include <CLI/CLI.hpp>
 #include <iostream>
 
 #include <rtkit/rtkit.hpp>
 
-#include "commands.hpp"
 #include "exit_codes.hpp"
 #include "rtkit/config/load.hpp"
-#include "rtkit/interp/interpreter.hpp"
-#include "rtkit/interp/task_failed.hpp"
+#include "rtkit/interp/script_failed.hpp"
 #include "rtkit/script/parser.hpp"
+#include "rtkit/script/script_error.hpp"
 #include "script_file.hpp"
 
 namespace rtctl {
@@ -26,6 +28,36 @@ std::optional<rtkit::runtime_config> configure(const run_options& options) {
 
 }  // namespace
 
+CLI::App* add_run_command(CLI::App& app, run_options& options) {
+    CLI::App* command = app.add_subcommand(
+        "run",
+        "run a script on a runtime built from the configuration (cli/README.md describes "
+        "the language)");
+    command->add_option("script", options.script, "the script to run (.rts)")->required();
+    command
+        ->add_option("--config,-c", options.config_file,
+                     "runtime configuration (TOML); default: the built-in defaults, the values "
+                     "of config/default.toml")
+        ->type_name("FILE");
+    // One KEY=VALUE per --set, so a script path after it is not swallowed.
+    command
+        ->add_option("--set", options.overrides,
+                     "override one configuration key, e.g. --set reactor.plugin=epoll "
+                     "(repeatable; applied after --config)")
+        ->allow_extra_args(false);
+    command
+        ->add_option("--max-steps", options.max_steps,
+                     "stop the script with an error after this many steps (statements and loop "
+                     "rounds, all tasks together); 0 for no limit")
+        ->default_val(rtkit::interp::default_max_steps);
+    command->footer(
+        "Examples:\n"
+        "  rtctl run examples/scripts/hello.rts\n"
+        "  rtctl run examples/scripts/tcp_echo.rts --config examples/configs/io_uring.toml\n"
+        "  rtctl run server.rts --set reactor.plugin=uring --max-steps 0");
+    return command;
+}
+
 int run_command(const run_options& options) {
     auto source = read_script(options.script);
     if (!source) return exit_bad_input;
@@ -40,15 +72,13 @@ int run_command(const run_options& options) {
     if (!config) return exit_bad_input;
 
     // Declared before the runtime so that it outlives every task it runs.
-    rtkit::interp::interpreter interpreter(*program, std::cout, std::cerr);
+    rtkit::interp::interpreter interpreter(*program, std::cout, std::cerr,
+                                           rtkit::interp::interpreter_options{options.max_steps});
     try {
         rtkit::runtime runtime(*config);
         runtime.block_on(interpreter.run());
-    } catch (const rtkit::interp::task_failed&) {
+    } catch (const rtkit::interp::script_failed&) {
         return exit_failed;  // each error was reported where it happened
-    } catch (const rtkit::plugin_error& e) {
-        std::cerr << "rtctl: error: " << e.what() << '\n';
-        return exit_failed;
     } catch (const std::exception& e) {
         std::cerr << "rtctl: error: " << e.what() << '\n';
         return exit_failed;

@@ -34,6 +34,18 @@ TEST_CASE("expressions evaluate with precedence") {
           std::chrono::milliseconds(1030));
 }
 
+TEST_CASE("booleans - comparisons - and or short-circuit - none") {
+    CHECK(std::get<bool>(eval("1 < 2 and 2 < 3")));
+    CHECK(std::get<bool>(eval("not (1 == 2) or nope")));  // the right side never runs
+    CHECK_FALSE(std::get<bool>(eval("1 > 2 and nope")));
+    CHECK(std::get<bool>(eval("none == none")));
+    CHECK(std::get<bool>(eval("\"a\" != none")));
+    CHECK(std::holds_alternative<std::monostate>(eval("none")));
+    CHECK(eval_error("1 and true") ==
+          "11: 'and' needs a boolean, not an integer (compare it: x "
+          "!= 0, s != \"\", v != none)");
+}
+
 TEST_CASE("runtime errors point at the failing operator or name") {
     CHECK(eval_error("1 + 10 / (2 - 2)") == "16: division by zero");
     CHECK(eval_error("9223372036854775807 + 1") ==

@@ -1,106 +1,163 @@
-// The interpreter in-process, on a real runtime with the built-in plugins.
-#include "rtkit/interp/interpreter.hpp"
-
+// The interpreter in-process: values, variables, control flow, functions,
+// errors and the step budget.
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <rtkit/runtime.hpp>
-#include <sstream>
 
-#include "rtkit/interp/task_failed.hpp"
-#include "rtkit/script/parser.hpp"
-
-namespace {
-
-struct run_result {
-    bool failed = false;
-    std::string out;
-    std::string err;
-};
-
-run_result run_script(std::string text) {
-    const auto program = rtkit::script::parse("i.rts", std::move(text));
-    std::ostringstream out, err;
-    rtkit::interp::interpreter interpreter(program, out, err);
-    run_result result;
-    {
-        rtkit::runtime runtime;
-        try {
-            runtime.block_on(interpreter.run());
-        } catch (const rtkit::interp::task_failed&) {
-            result.failed = true;
-        }
-    }
-    CHECK(result.failed == (interpreter.errors_reported() > 0));
-    result.out = out.str();
-    result.err = err.str();
-    return result;
-}
-
-/// The first line of the error output, without the file name.
-std::string first_error(const run_result& r) {
-    const auto line = r.err.substr(0, r.err.find('\n'));
-    return line.substr(line.find(':') + 1);
-}
-
-}  // namespace
+#include "script_runner.hpp"
 
 TEST_CASE("print joins its arguments with single spaces - an empty print is an empty line") {
-    const auto r = run_script("print \"a\" 1 + 2 \"b\\tc\" 2s\nprint\nprint \"x\"\n");
+    const auto r = run_script("print \"a\" 1 + 2 \"b\\tc\" 2s true none\nprint\nprint \"x\"\n");
     CHECK_FALSE(r.failed);
-    CHECK(r.out == "a 3 b\tc 2s\n\nx\n");
+    CHECK(r.out == "a 3 b\tc 2s true none\n\nx\n");
 }
 
-TEST_CASE("a name can be reused - join takes the most recent - the rest are joined at the end") {
-    const auto r = run_script(R"(
+TEST_CASE("let - assignment - scopes and shadowing") {
+    const auto r = run_script(R"(let x = 1
+if true {
+    let x = 10
+    x = x + 1
+    print "inner" x
+}
+x = x + 1
+print "outer" x
+)");
+    CHECK_FALSE(r.failed);
+    CHECK(r.out == "inner 11\nouter 2\n");
+}
+
+TEST_CASE("if - else if - else take the first true branch") {
+    const auto r = run_script(R"(repeat 4 as i {
+    if i == 0 {
+        print "zero"
+    } else if i < 2 {
+        print "one"
+    } else if i == 2 {
+        print "two"
+    } else {
+        print "many"
+    }
+}
+)");
+    CHECK(r.out == "zero\none\ntwo\nmany\n");
+}
+
+TEST_CASE("while - loop - break - continue - repeat as") {
+    const auto r = run_script(R"(let n = 0
+while n < 3 {
+    n = n + 1
+}
+print "while" n
 let i = 0
-repeat 3 {
+loop {
     i = i + 1
-    spawn w {
-        sleep 30ms * (4 - i)
-        print "w" i
+    if i % 2 == 0 {
+        continue
     }
+    if i > 6 {
+        break
+    }
+    print "odd" i
 }
-join w
-print "joined the last w"
+repeat 3 as k {
+    print "k" k
+}
+repeat 0 {
+    print "never"
+}
 )");
     CHECK_FALSE(r.failed);
-    CHECK(r.out == "w 3\njoined the last w\nw 2\nw 1\n");
+    CHECK(r.out == "while 3\nodd 1\nodd 3\nodd 5\nk 0\nk 1\nk 2\n");
 }
 
-TEST_CASE("tasks spawn tasks - each waits for its own") {
-    const auto r = run_script(R"(
-spawn outer {
-    spawn inner {
-        sleep 20ms
-        print "inner done"
+TEST_CASE("break and continue leave the innermost loop only") {
+    const auto r = run_script(R"(repeat 2 as outer {
+    repeat 5 as inner {
+        if inner == 2 {
+            break
+        }
+        print outer inner
     }
-    print "outer body done"
 }
-join outer
-print "outer joined, so inner is done too"
 )");
-    CHECK_FALSE(r.failed);
-    CHECK(r.out == "outer body done\ninner done\nouter joined, so inner is done too\n");
+    CHECK(r.out == "0 0\n0 1\n1 0\n1 1\n");
 }
 
-TEST_CASE("yield lets the other ready tasks run") {
-    const auto r = run_script(R"(
-spawn a {
-    repeat 3 {
-        print "a"
-        yield
+TEST_CASE("functions: arguments - return - recursion - declared after use") {
+    const auto r = run_script(R"(print fib(15) greet("you") nothing()
+fn fib(n) {
+    if n < 2 {
+        return n
     }
+    return fib(n - 1) + fib(n - 2)
 }
-spawn b {
-    repeat 3 {
-        print "b"
-        yield
-    }
+fn greet(who) {
+    return "hello " + who
+}
+fn nothing() {
 }
 )");
     CHECK_FALSE(r.failed);
-    CHECK(r.out == "a\nb\na\nb\na\nb\n");
+    CHECK(r.out == "610 hello you none\n");
+}
+
+TEST_CASE("a function sees only its parameters - and return leaves loops") {
+    const auto r = run_script(R"(let secret = 1
+fn find(limit) {
+    let i = 0
+    loop {
+        if i * i > limit {
+            return i
+        }
+        i = i + 1
+    }
+}
+fn peek() {
+    return secret
+}
+print find(50)
+print peek()
+)");
+    CHECK(r.failed);
+    CHECK(r.out == "8\n");
+    CHECK(first_error(r) == "12:12: error: unknown variable 'secret'");
+}
+
+TEST_CASE("recursion without an end is an error - not a crash") {
+    const auto r = run_script("fn down(n) {\n    return down(n + 1)\n}\nprint down(0)\n");
+    CHECK(r.failed);
+    CHECK(first_error(r) ==
+          "2:12: error: calls are nested too deeply (the limit is 1000): a recursion without an "
+          "end?");
+}
+
+TEST_CASE("assert passes quietly - fails with its message and position") {
+    const auto r = run_script("assert 1 + 1 == 2\nassert 2 > 3 \"two is not \" + 3\n");
+    CHECK(r.failed);
+    CHECK(first_error(r) == "2:1: error: assertion failed: two is not 3");
+    CHECK(first_error(run_script("assert false\n")) == "1:1: error: assertion failed");
+    CHECK(first_error(run_script("assert 1\n")) ==
+          "1:8: error: assert needs a boolean, not an integer (compare it: x != 0, s != \"\", v "
+          "!= none)");
+}
+
+TEST_CASE("fail ends the script with the message - exit as a failure") {
+    const auto r = run_script("print \"before\"\nfail \"gave up at \" + 3\nprint \"after\"\n");
+    CHECK(r.failed);
+    CHECK(r.out == "before\n");
+    CHECK(r.err == "i.rts:2:1: error: gave up at 3\n  fail \"gave up at \" + 3\n  ^\n");
+}
+
+TEST_CASE("now is the time since the script started on the runtime clock") {
+    const auto r = run_script(R"(let start = now
+sleep 20ms
+let waited = now - start
+assert waited >= 20ms
+assert start >= 0ms
+print "ok"
+)");
+    CHECK(r.err == "");
+    CHECK(r.out == "ok\n");
 }
 
 TEST_CASE("runtime errors in statements carry their position") {
@@ -109,57 +166,44 @@ TEST_CASE("runtime errors in statements carry their position") {
     CHECK(first_error(run_script("sleep 0ms - 1ms\n")) ==
           "1:11: error: sleep needs a duration of zero or more, not -1ms");
     CHECK(first_error(run_script("repeat \"x\" {\n}\n")) ==
-          "1:8: error: repeat needs an integer count, not a string");
+          "1:8: error: repeat needs an integer, not a string");
     CHECK(first_error(run_script("repeat -1 {\n}\n")) ==
           "1:8: error: repeat needs a count of zero or more, not -1");
     CHECK(first_error(run_script("let a = 1\nlet a = 2\n"))
               .rfind("2:1: error: variable 'a' is already declared in this block", 0) == 0);
     CHECK(first_error(run_script("b = 1\n")) == "1:1: error: unknown variable 'b'");
-    CHECK(first_error(run_script("spawn t {\n}\njoin t\njoin t\n")) ==
-          "4:1: error: no running task named 't' to join (this task's unjoined tasks: none)");
+    CHECK(first_error(run_script("if 1 {\n}\n")) ==
+          "1:4: error: if needs a boolean, not an integer (compare it: x != 0, s != \"\", v != "
+          "none)");
+    CHECK(first_error(run_script("while \"x\" {\n}\n"))
+              .rfind("1:7: error: while needs a boolean", 0) == 0);
+    CHECK(first_error(run_script("join 3\n")) == "1:6: error: join needs a task, not an integer");
+    CHECK(first_error(run_script("let c = channel(0)\n")) ==
+          "1:17: error: channel needs a size from 1 to 1048576, not 0");
+    CHECK(first_error(run_script("let x = none.value\n")) ==
+          "1:13: error: none has no field 'value'");
 }
 
-TEST_CASE("a failing child fails its joiner once - and the script stops there") {
-    const auto r = run_script(R"(
-spawn bad {
-    print 1 % 0
-}
-join bad
-print "not reached"
-)");
+TEST_CASE("the step budget ends a loop that never waits - once - with the task named") {
+    rtkit::interp::interpreter_options small;
+    small.max_steps = 10'000;
+    const auto r = run_script("spawn spinner {\n    loop {\n    }\n}\n", small);
     CHECK(r.failed);
-    CHECK(r.out == "");
-    CHECK(first_error(r) == "3:13: error: remainder by zero");
-    // Reported once, by the task that failed: one error line, one source line, one caret.
-    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 3);
-}
+    CHECK(r.err ==
+          "i.rts:2:5: error: the script used up its budget of 10000 steps (statements and loop "
+          "rounds): a loop that never waits? (rtctl run --max-steps N raises the budget, 0 lifts "
+          "it)\n"
+          "      loop {\n"
+          "      ^\n"
+          "i.rts:1:1: note: in task 'spinner', spawned here\n");
 
-TEST_CASE("errors in several tasks are each reported") {
-    const auto r = run_script(R"(
-spawn a {
-    print x
-}
-spawn b {
-    sleep 5ms
-    print y
-}
-)");
-    CHECK(r.failed);
-    CHECK(r.err.find("3:11: error: unknown variable 'x'") != std::string::npos);
-    CHECK(r.err.find("7:11: error: unknown variable 'y'") != std::string::npos);
-}
+    // Even while another task waits for ever: the budget stops the whole script.
+    const auto waiting =
+        run_script("spawn spinner {\n    loop {\n    }\n}\nlet c = channel(1)\nrecv c\n", small);
+    CHECK(waiting.failed);
+    CHECK(std::count(waiting.err.begin(), waiting.err.end(), '\n') == 4);
 
-TEST_CASE("a block's variables end with it - a spawned task sees its parent's block") {
-    const auto r = run_script(R"(
-repeat 1 {
-    let inner = 5
-    spawn t {
-        print inner
-    }
-}
-print inner
-)");
-    CHECK(r.failed);
-    CHECK(r.out == "5\n");
-    CHECK(first_error(r) == "8:7: error: unknown variable 'inner'");
+    rtkit::interp::interpreter_options unlimited;
+    unlimited.max_steps = 0;
+    CHECK(run_script("repeat 20000 {\n}\nprint \"done\"\n", unlimited).out == "done\n");
 }

@@ -63,3 +63,46 @@ TEST_CASE("lexical errors name the problem") {
                          script_error);
     CHECK_THROWS_WITH_AS(lex("x = \x01"), doctest::Contains("unexpected byte 0x01"), script_error);
 }
+
+TEST_CASE("durations with a fraction - exact to the nanosecond") {
+    CHECK(lex("1.5s")[0].number == 1'500'000'000);
+    CHECK(lex("1.5s")[0].text == "1.5s");
+    CHECK(lex("0.25ms")[0].number == 250'000);
+    CHECK(lex("2.000000001s")[0].number == 2'000'000'001);
+    CHECK_THROWS_WITH_AS(lex("1.5ns"),
+                         "t.rts:1:1: error: duration is not a whole number of nanoseconds",
+                         script_error);
+    CHECK_THROWS_WITH_AS(
+        lex("1.5"), doctest::Contains("a number with a point needs a duration unit"), script_error);
+    CHECK_THROWS_WITH_AS(lex("1.0000000001s"),
+                         doctest::Contains("at most 9 digits after the point"), script_error);
+    CHECK_THROWS_WITH_AS(lex("9223372036.9s"), doctest::Contains("duration is too long"),
+                         script_error);
+}
+
+TEST_CASE("comparison and punctuation tokens") {
+    const auto t = lex("== != < <= > >= = , . ( )");
+    const token_kind expected[] = {
+        token_kind::equal_equal, token_kind::not_equal,  token_kind::less,
+        token_kind::less_equal,  token_kind::greater,    token_kind::greater_equal,
+        token_kind::equals,      token_kind::comma,      token_kind::dot,
+        token_kind::left_paren,  token_kind::right_paren};
+    REQUIRE(t.size() == std::size(expected) + 2);
+    for (std::size_t i = 0; i < std::size(expected); ++i) {
+        CAPTURE(i);
+        CHECK(t[i].kind == expected[i]);
+    }
+    CHECK(t[1].where.column == 4);
+    CHECK(lex("h.value")[1].kind == token_kind::dot);  // a name, not a number: no fraction
+    CHECK(lex("x = 1.value")[3].kind == token_kind::dot);
+}
+
+TEST_CASE("keywords are reserved words - other words are names") {
+    for (const char* word : {"if", "race", "join_all", "none", "now", "and", "not", "spin",
+                             "acquire", "listen", "read", "write"}) {
+        CAPTURE(word);
+        CHECK(lex(word)[0].kind == token_kind::keyword);
+    }
+    CHECK(lex("reader")[0].kind == token_kind::identifier);
+    CHECK(lex("join_all2")[0].kind == token_kind::identifier);
+}

@@ -53,6 +53,17 @@ TEST_CASE("deep nesting is refused with a position - not a stack overflow") {
               .find("expression is nested too deeply") != std::string::npos);
     CHECK(syntax_error_of("print 1" + repeated(" + 1", 100000))
               .find("expression is nested too deeply") != std::string::npos);
+    CHECK(syntax_error_of("print " + repeated("not ", 100000) + "true")
+              .find("expression is nested too deeply") != std::string::npos);
+    CHECK(syntax_error_of("let x = " + repeated("join ", 100000) + "h")
+              .find("expression is nested too deeply") != std::string::npos);
+    CHECK(syntax_error_of("print x" + repeated(".a", 100000))
+              .find("expression is nested too deeply") != std::string::npos);
+    CHECK(syntax_error_of("fn f(a) {\n}\nprint " + repeated("f(", 100000) + "1" +
+                          repeated(")", 100000))
+              .find("expression is nested too deeply") != std::string::npos);
+    CHECK(syntax_error_of("print 1" + repeated(" == 1", 3)).find("do not chain") !=
+          std::string::npos);
     // Just inside the limits is fine.
     CHECK(syntax_error_of(repeated("repeat 1 {\n", max_block_depth) +
                           repeated("}\n", max_block_depth))
@@ -63,10 +74,14 @@ TEST_CASE("deep nesting is refused with a position - not a stack overflow") {
 TEST_CASE("random bytes and random token soup never crash the parser") {
     std::mt19937 rng(20240611);
     const std::string pieces[] = {
-        "spawn", "join",  "let", "print", "repeat", "sleep", "yield",
-        "{",     "}",     "(",   ")",     "+",      "-",     "*",
-        "/",     "%",     "=",   "\n",    " ",      "x",     "1",
-        "10ms",  "\"s\"", "#c",  "\"",    "\\",     "\t",    "9999999999999999999"};
+        "spawn",  "join",    "let",  "print",    "repeat",  "sleep",  "yield",
+        "{",      "}",       "(",    ")",        "+",       "-",      "*",
+        "/",      "%",       "=",    "\n",       " ",       "x",      "1",
+        "10ms",   "\"s\"",   "#c",   "\"",       "\\",      "\t",     "9999999999999999999",
+        "if",     "else",    "loop", "break",    "fn",      "f",      ",",
+        ".",      "<",       "==",   "race",     "or",      "and",    "not",
+        "return", "1.5s",    "none", "join_all", "timeout", "region", "recv",
+        "as",     "continue"};
     for (int round = 0; round < 2000; ++round) {
         std::string soup;
         const int length = static_cast<int>(rng() % 40);

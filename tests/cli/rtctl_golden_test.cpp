@@ -63,14 +63,16 @@ TEST_CASE("a runtime error inside a spawned task is reported with its position a
     CHECK(r.err == scripts +
                        "division_by_zero.rts:5:21: error: division by zero\n"
                        "      print \"never\" 1 / zero\n"
-                       "                      ^\n");
+                       "                      ^\n" +
+                       scripts +
+                       "division_by_zero.rts:2:1: note: in task 'worker', spawned here\n");
 }
 
 TEST_CASE("joining an unknown task is a runtime error that suggests the right name") {
     const auto r = run_rtctl({"run", scripts + "unknown_join.rts"});
     CHECK(r.status == 1);
-    CHECK(r.err.rfind(scripts + "unknown_join.rts:4:1: error: no running task named 'wroker' to "
-                                "join; did you mean 'worker'?",
+    CHECK(r.err.rfind(scripts + "unknown_join.rts:4:6: error: unknown variable 'wroker'; did you "
+                                "mean 'worker'?",
                       0) == 0);
 }
 
@@ -148,7 +150,7 @@ TEST_CASE("runtime.workers other than 1 is refused by the current_thread runtime
 TEST_CASE("rtctl check: exit 0 when valid - 2 with the position when not") {
     const auto good = run_rtctl({"check", "examples/scripts/hello.rts"});
     CHECK(good.status == 0);
-    CHECK(good.out == "examples/scripts/hello.rts: ok (6 top-level statements)\n");
+    CHECK(good.out == "examples/scripts/hello.rts: ok (6 top-level statements, 0 functions)\n");
     const auto bad = run_rtctl({"check", scripts + "syntax_error.rts"});
     CHECK(bad.status == 2);
     CHECK(bad.err.rfind(scripts + "syntax_error.rts:2:15: error:", 0) == 0);

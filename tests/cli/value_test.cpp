@@ -4,6 +4,7 @@
 
 #include <limits>
 
+#include "rtkit/script/object.hpp"
 #include "rtkit/script/script_error.hpp"
 
 using namespace rtkit::script;
@@ -61,13 +62,52 @@ TEST_CASE("duration arithmetic") {
 }
 
 TEST_CASE("mixing types is an error that names both") {
-    CHECK(error_of(binary_op::add, 1, std::string("a")) ==
-          "cannot apply '+' to an integer and a string");
+    CHECK(error_of(binary_op::multiply, 2, std::string("a")) ==
+          "cannot apply '*' to an integer and a string");
     CHECK(error_of(binary_op::add, std::chrono::nanoseconds(1), 1) ==
           "cannot apply '+' to a duration and an integer");
     CHECK(error_of(binary_op::subtract, std::string("a"), std::string("b")) ==
           "cannot apply '-' to a string and a string");
     CHECK(error_of(binary_op::divide, 5, std::chrono::nanoseconds(1)).find("cannot apply") == 0);
+}
+
+TEST_CASE("comparisons: equality of any values - order of like ones") {
+    using ns = std::chrono::nanoseconds;
+    auto yes = [](binary_op op, value a, value b) { return std::get<bool>(apply(op, a, b, here)); };
+    CHECK(yes(binary_op::equal, 3, 3));
+    CHECK(yes(binary_op::not_equal, 3, 4));
+    CHECK_FALSE(yes(binary_op::equal, 3, ns(3)));  // different types are unequal
+    CHECK_FALSE(yes(binary_op::equal, value(std::monostate{}), 0));
+    CHECK(yes(binary_op::equal, value(std::monostate{}), value(std::monostate{})));
+    CHECK(yes(binary_op::equal, true, true));
+    CHECK(yes(binary_op::less, 2, 3));
+    CHECK(yes(binary_op::greater_equal, ns(1s), ns(1000ms)));
+    CHECK(yes(binary_op::less_equal, std::string("abc"), std::string("abd")));
+    CHECK_FALSE(yes(binary_op::greater, std::string("a"), std::string("b")));
+    CHECK(error_of(binary_op::less, 1, ns(1)) == "cannot apply '<' to an integer and a duration");
+    CHECK(error_of(binary_op::greater, true, false) ==
+          "cannot apply '>' to a boolean and a boolean");
+}
+
+TEST_CASE("not and the operands of and - or are booleans - no truthiness") {
+    CHECK(std::get<bool>(apply(unary_op::logical_not, value(false), here)));
+    CHECK_THROWS_WITH_AS(
+        apply(unary_op::logical_not, value(std::int64_t{1}), here),
+        "<script>:4:2: error: 'not' needs a boolean, not an integer (compare it: x != 0, "
+        "s != \"\", v != none)",
+        script_error);
+    CHECK(logic_operand(binary_op::logical_and, true, here));
+    CHECK_THROWS_WITH_AS(logic_operand(binary_op::logical_or, std::string("x"), here),
+                         doctest::Contains("'or' needs a boolean, not a string"), script_error);
+}
+
+TEST_CASE("a string joined with another value shows it as print does") {
+    using ns = std::chrono::nanoseconds;
+    CHECK(std::get<std::string>(apply(binary_op::add, std::string("n="), 5, here)) == "n=5");
+    CHECK(std::get<std::string>(apply(binary_op::add, ns(2s), std::string(" left"), here)) ==
+          "2s left");
+    CHECK(std::get<std::string>(apply(binary_op::add, std::string("is "), true, here)) ==
+          "is true");
 }
 
 TEST_CASE("strings concatenate up to a limit") {
@@ -86,4 +126,32 @@ TEST_CASE("print shows durations in the largest whole unit") {
     CHECK(to_display(value(ns(0))) == "0ns");
     CHECK(to_display(value(std::int64_t{-3})) == "-3");
     CHECK(to_display(value(std::string("a b"))) == "a b");
+    CHECK(to_display(value(std::monostate{})) == "none");
+    CHECK(to_display(value(false)) == "false");
+}
+
+TEST_CASE("an outcome has fields - and a value only when ok") {
+    const auto ok = task_outcome::ok(std::int64_t{42});
+    CHECK(ok->display() == "ok(42)");
+    CHECK(std::get<std::string>(field_of(value(std::shared_ptr<object>(ok)), "status", here)) ==
+          "ok");
+    CHECK(std::get<std::int64_t>(field_of(value(std::shared_ptr<object>(ok)), "value", here)) ==
+          42);
+    const auto failed = task_outcome::failed(task_outcome::status::error, "gave up", nullptr);
+    const value v{std::shared_ptr<object>(failed)};
+    CHECK(to_display(v) == "error(gave up)");
+    CHECK_FALSE(std::get<bool>(field_of(v, "ok", here)));
+    CHECK(std::get<std::string>(field_of(v, "message", here)) == "gave up");
+    CHECK_THROWS_WITH_AS(field_of(v, "value", here),
+                         doctest::Contains("the task's outcome is error(gave up): only an ok "
+                                           "outcome has a value (test .ok first)"),
+                         script_error);
+    CHECK_THROWS_WITH_AS(
+        field_of(v, "vaule", here),
+        "<script>:4:2: error: an outcome has no field 'vaule' (it has .status, .ok, "
+        ".value, .message)",
+        script_error);
+    CHECK_THROWS_WITH_AS(field_of(value(std::int64_t{1}), "x", here),
+                         "<script>:4:2: error: an integer has no field 'x'", script_error);
+    CHECK(task_outcome::cancelled("stop")->display() == "cancelled(stop)");
 }

@@ -81,32 +81,61 @@ class lexer {
 
     void number() {
         const source_pos start = here();
-        std::int64_t value = 0;
+        const std::size_t begin = at_;
         constexpr std::int64_t max = std::numeric_limits<std::int64_t>::max();
+        std::int64_t whole = 0;
         while (at_ < text_.size() && is_digit(text_[at_])) {
             const int digit = text_[at_] - '0';
-            if (value > (max - digit) / 10)
+            if (whole > (max - digit) / 10)
                 fail(start,
                      "integer literal is too large (the largest is " + std::to_string(max) + ")");
-            value = value * 10 + digit;
+            whole = whole * 10 + digit;
             advance();
+        }
+        // A fraction makes sense only before a unit: 1.5s, 0.25ms.
+        std::int64_t fraction = 0;
+        int fraction_digits = 0;
+        const bool has_point =
+            at_ + 1 < text_.size() && text_[at_] == '.' && is_digit(text_[at_ + 1]);
+        if (has_point) {
+            advance();
+            while (at_ < text_.size() && is_digit(text_[at_])) {
+                if (++fraction_digits > 9)
+                    fail(start, "a duration has at most 9 digits after the point");
+                fraction = fraction * 10 + (text_[at_] - '0');
+                advance();
+            }
         }
         const std::size_t suffix_start = at_;
         while (at_ < text_.size() && is_word_char(text_[at_]))
             advance();
         const std::string_view suffix = text_.substr(suffix_start, at_ - suffix_start);
         if (suffix.empty()) {
-            tokens_.push_back(token{token_kind::integer, {}, value, start});
+            if (has_point)
+                fail(start,
+                     "a number with a point needs a duration unit (ns, us, ms or s), "
+                     "e.g. 1.5s; integers are whole");
+            tokens_.push_back(token{token_kind::integer, {}, whole, start});
             return;
         }
         const std::int64_t unit = unit_nanoseconds(suffix);
         if (unit == 0)
             fail(start, "unknown unit '" + std::string(suffix) +
                             "' after a number (durations use ns, us, ms or s)");
-        if (value > max / unit)
+        if (whole > max / unit)
             fail(start, "duration is too long (the longest is about 292 years)");
-        std::string literal = std::to_string(value) + std::string(suffix);
-        tokens_.push_back(token{token_kind::duration, std::move(literal), value * unit, start});
+        std::int64_t scale = 1;
+        for (int i = 0; i < fraction_digits; ++i)
+            scale *= 10;
+        // fraction < 10^9 and unit <= 10^9, so the product fits.
+        if (fraction * unit % scale != 0)
+            fail(start, "duration is not a whole number of nanoseconds");
+        const std::int64_t fraction_nanoseconds = fraction * unit / scale;
+        if (whole * unit > max - fraction_nanoseconds)
+            fail(start, "duration is too long (the longest is about 292 years)");
+        const std::int64_t nanoseconds = whole * unit + fraction_nanoseconds;
+        std::string literal(text_.substr(begin, at_ - begin));
+        tokens_.push_back(token{token_kind::duration, std::move(literal), nanoseconds, start});
     }
 
     void word() {
@@ -193,7 +222,26 @@ class lexer {
                 kind = token_kind::percent;
                 break;
             case '=':
-                kind = token_kind::equals;
+                kind = next_is('=') ? token_kind::equal_equal : token_kind::equals;
+                break;
+            case '!':
+                if (!next_is('='))
+                    fail(here(),
+                         "unexpected character '!' (write 'not' for negation, '!=' for "
+                         "inequality)");
+                kind = token_kind::not_equal;
+                break;
+            case '<':
+                kind = next_is('=') ? token_kind::less_equal : token_kind::less;
+                break;
+            case '>':
+                kind = next_is('=') ? token_kind::greater_equal : token_kind::greater;
+                break;
+            case ',':
+                kind = token_kind::comma;
+                break;
+            case '.':
+                kind = token_kind::dot;
                 break;
             default: {
                 const unsigned char byte = static_cast<unsigned char>(c);
@@ -207,7 +255,12 @@ class lexer {
         }
         tokens_.push_back(token{kind, {}, 0, here()});
         advance();
+        if (kind == token_kind::equal_equal || kind == token_kind::not_equal ||
+            kind == token_kind::less_equal || kind == token_kind::greater_equal)
+            advance();
     }
+
+    bool next_is(char c) const { return at_ + 1 < text_.size() && text_[at_ + 1] == c; }
 
     const source_file& file_;
     std::string_view text_;

@@ -1,7 +1,9 @@
 #include "rtkit/script/parser.hpp"
 
 #include <algorithm>
+#include <utility>
 
+#include "rtkit/config/closest_match.hpp"
 #include "rtkit/script/lexer.hpp"
 #include "rtkit/script/script_error.hpp"
 
@@ -14,40 +16,88 @@ struct parsed_expr {
     unsigned depth;
 };
 
-// Grammar (one statement per line; a block's braces end and start lines):
-//   program   := line*
-//   line      := statement? NEWLINE
-//   statement := 'let' NAME '=' expr | NAME '=' expr | 'print' expr* | 'sleep' expr
-//              | 'yield' | 'join' NAME | 'spawn' NAME block | 'repeat' expr block
-//   block     := '{' NEWLINE line* '}'
-//   expr      := term (('+' | '-') term)*
-//   term      := unary (('*' | '/' | '%') unary)*
-//   unary     := '-' unary | primary
-//   primary   := INTEGER | DURATION | STRING | NAME | '(' expr ')'
+/// A call seen while parsing, checked against the declared functions at the end.
+struct call_site {
+    std::string function;
+    std::size_t arguments;
+    source_pos where;
+};
+
+// Grammar (one statement per line; a block's `{` ends its line and its `}`
+// starts one, followed by the end of the line, `else` or `or`):
+//   program    := line*
+//   line       := statement? NEWLINE
+//   statement  := 'let' NAME '=' value | NAME '=' value | 'print' expr*
+//               | 'assert' expr expr? | 'fail' expr | 'sleep' expr | 'spin' expr | 'yield'
+//               | 'if' expr block ('else' 'if' expr block)* ('else' block)?
+//               | 'while' expr block | 'loop' block | 'repeat' expr ('as' NAME)? block
+//               | 'break' | 'continue' | 'return' value?
+//               | 'fn' NAME '(' (NAME (',' NAME)*)? ')' block          (top level only)
+//               | 'spawn' NAME block | 'cancel' expr expr? | 'region' block
+//               | 'timeout' expr block ('else' block)? | 'acquire' expr block
+//               | 'send' expr value | 'close' expr | 'write' expr expr
+//               | value                  (a call, join, join_all, recv, race or spawn)
+//   block      := '{' NEWLINE line* '}'
+//   value      := spawn | race | expr     (spawn and race only as a whole value)
+//   spawn      := 'spawn' NAME block | 'spawn' call
+//   race       := 'race' block ('or' block)+
+//   expr       := and ('or' and)*
+//   and        := not ('and' not)*
+//   not        := 'not' not | comparison
+//   comparison := sum (('==' | '!=' | '<' | '<=' | '>' | '>=') sum)?
+//   sum        := term (('+' | '-') term)*
+//   term       := unary (('*' | '/' | '%') unary)*
+//   unary      := '-' unary | ('join' | 'recv' | 'listen' | 'accept' | 'connect' | 'read') unary
+//               | postfix
+//   postfix    := primary ('.' NAME)*
+//   primary    := INTEGER | DURATION | STRING | 'true' | 'false' | 'none' | 'now' | NAME
+//               | call | '(' expr ')' | ('channel' | 'semaphore') '(' expr ')'
+//               | 'join_all' ('(' (expr (',' expr)*)? ')')?
+//   call       := NAME '(' (expr (',' expr)*)? ')'   (no space before the '(')
 class parser {
   public:
     parser(const source_file& file, std::vector<token> tokens)
         : file_(file), tokens_(std::move(tokens)) {}
 
-    block parse_program() {
-        block top{source_pos{&file_, 1, 1}, {}};
+    void parse_into(program& p) {
+        p.body = block{source_pos{&file_, 1, 1}, {}};
         while (peek().kind != token_kind::end_of_file) {
             if (peek().kind == token_kind::right_brace)
                 fail(peek().where, "unmatched '}' (no block is open here)");
-            top.statements.push_back(statement());
+            if (at_keyword("fn")) {
+                function_declaration(p);
+                continue;
+            }
+            p.body.statements.push_back(statement());
         }
-        return top;
+        check_calls(p);
     }
 
   private:
-    const token& peek() const { return tokens_[at_]; }
+    // ---- the token cursor ----
+
+    const token& peek(std::size_t ahead = 0) const {
+        return tokens_[std::min(at_ + ahead, tokens_.size() - 1)];
+    }
     const token& take() {
         const token& t = tokens_[at_];
         if (t.kind != token_kind::end_of_file) ++at_;
         return t;
     }
-    bool is_keyword(std::string_view word) const {
-        return peek().kind == token_kind::keyword && peek().text == word;
+    bool at_keyword(std::string_view word, std::size_t ahead = 0) const {
+        return peek(ahead).kind == token_kind::keyword && peek(ahead).text == word;
+    }
+    /// A call is a name with '(' right after it: "f(x)". With a space, "f (x)"
+    /// is the name and then a parenthesised value, as print and send read it.
+    bool call_at(std::size_t ahead = 0) const {
+        const token& name = peek(ahead);
+        const token& paren = peek(ahead + 1);
+        return name.kind == token_kind::identifier && paren.kind == token_kind::left_paren &&
+               paren.where.line == name.where.line &&
+               paren.where.column == name.where.column + name.text.size();
+    }
+    bool at_line_end() const {
+        return peek().kind == token_kind::newline || peek().kind == token_kind::end_of_file;
     }
 
     [[noreturn]] void fail(source_pos where, std::string message) const {
@@ -60,8 +110,7 @@ class parser {
     std::string name(std::string_view after) {
         if (peek().kind == token_kind::keyword)
             fail(peek().where, "'" + peek().text + "' is a keyword and cannot be used as a name");
-        if (peek().kind != token_kind::identifier)
-            unexpected("a name after '" + std::string(after) + "'");
+        if (peek().kind != token_kind::identifier) unexpected("a name after " + std::string(after));
         return take().text;
     }
 
@@ -73,68 +122,279 @@ class parser {
 
     void end_of_statement(std::string_view what) {
         if (peek().kind == token_kind::end_of_file) return;
-        if (peek().kind != token_kind::newline)
-            unexpected("end of line after " + std::string(what) + " (one statement per line)");
+        if (peek().kind != token_kind::newline) {
+            // After a block, say so: the '}' is what the reader sees last.
+            const bool after_block = at_ > 0 && tokens_[at_ - 1].kind == token_kind::right_brace;
+            unexpected("end of line after " + std::string(after_block ? "'}'" : what) +
+                       " (one statement per line)");
+        }
         take();
     }
+
+    // ---- statements ----
 
     stmt statement() {
         const token& first = peek();
         const source_pos where = first.where;
         if (first.kind == token_kind::identifier) {
+            if (call_at()) return expression_statement(where);
             std::string target = take().text;
             if (peek().kind != token_kind::equals)
                 fail(where, "expected a statement, found the name '" + target + "' (assign with '" +
                                 target + " = ...', declare with 'let " + target + " = ...')");
             take();
-            expr value = expression().value;
+            expr value = whole_value().value;
             end_of_statement("the assignment");
-            return stmt{where, assign_stmt{std::move(target), std::move(value)}};
+            return simple(where, assign_stmt{std::move(target), std::move(value)});
         }
         if (first.kind != token_kind::keyword) unexpected("a statement");
 
-        const std::string keyword = take().text;
+        const std::string& keyword = first.text;
+        if (keyword == "join" || keyword == "join_all" || keyword == "recv" || keyword == "race")
+            return expression_statement(where);
+        if (keyword == "spawn") {
+            // `spawn NAME { ... }` declares NAME; `spawn f(x)` keeps no handle.
+            if (call_at(1)) return expression_statement(where);
+            take();
+            spawn_expr task = spawn_block(where);
+            end_of_statement("'}'");
+            return compound(where, spawn_stmt{std::move(task)});
+        }
+        take();
         if (keyword == "let") {
-            std::string target = name("let");
+            std::string target = name("'let'");
             expect(token_kind::equals, "after the name in 'let'");
-            expr value = expression().value;
+            expr value = whole_value().value;
             end_of_statement("'let'");
-            return stmt{where, let_stmt{std::move(target), std::move(value)}};
+            return simple(where, let_stmt{std::move(target), std::move(value)});
         }
         if (keyword == "print") {
             print_stmt print;
-            while (peek().kind != token_kind::newline && peek().kind != token_kind::end_of_file)
+            while (!at_line_end())
                 print.arguments.push_back(expression().value);
             end_of_statement("'print'");
-            return stmt{where, std::move(print)};
+            return simple(where, std::move(print));
         }
-        if (keyword == "sleep") {
+        if (keyword == "assert") {
+            assert_stmt a{expression().value, std::nullopt};
+            if (!at_line_end()) a.message = expression().value;
+            end_of_statement("'assert'");
+            return simple(where, std::move(a));
+        }
+        if (keyword == "fail") {
+            if (at_line_end()) unexpected("a message after 'fail'");
+            fail_stmt f{expression().value};
+            end_of_statement("'fail'");
+            return simple(where, std::move(f));
+        }
+        if (keyword == "sleep" || keyword == "spin") {
             expr duration = expression().value;
-            end_of_statement("'sleep'");
-            return stmt{where, sleep_stmt{std::move(duration)}};
+            end_of_statement("'" + keyword + "'");
+            if (keyword == "sleep") return compound(where, sleep_stmt{std::move(duration)});
+            return compound(where, spin_stmt{std::move(duration)});
         }
         if (keyword == "yield") {
             end_of_statement("'yield'");
-            return stmt{where, yield_stmt{}};
+            return compound(where, yield_stmt{});
         }
-        if (keyword == "join") {
-            std::string task = name("join");
-            end_of_statement("'join'");
-            return stmt{where, join_stmt{std::move(task)}};
+        if (keyword == "if") return if_statement(where);
+        if (keyword == "while") {
+            expr condition = expression().value;
+            block body = loop_body("'while'");
+            end_of_statement("'}'");
+            return compound(where, while_stmt{std::move(condition), std::move(body)});
         }
-        if (keyword == "spawn") {
-            std::string task = name("spawn");
-            block task_body = body("'spawn " + task + "'");
-            return stmt{where, spawn_stmt{std::move(task), std::move(task_body)}};
+        if (keyword == "loop") {
+            block body = loop_body("'loop'");
+            end_of_statement("'}'");
+            return compound(where, loop_stmt{std::move(body)});
         }
         if (keyword == "repeat") {
             expr count = expression().value;
-            block repeat_body = body("'repeat'");
-            return stmt{where, repeat_stmt{std::move(count), std::move(repeat_body)}};
+            std::optional<std::string> counter;
+            if (at_keyword("as")) {
+                take();
+                counter = name("'as'");
+            }
+            block body = loop_body("'repeat'");
+            end_of_statement("'}'");
+            return compound(where,
+                            repeat_stmt{std::move(count), std::move(counter), std::move(body)});
         }
-        fail(where, "'" + keyword + "' is not supported yet");
+        if (keyword == "break" || keyword == "continue") {
+            if (loop_depth_ == 0)
+                fail(where, "'" + keyword +
+                                "' outside a loop (loops are while, loop and repeat; a task's or "
+                                "function's body starts outside any loop)");
+            end_of_statement("'" + keyword + "'");
+            if (keyword == "break") return simple(where, break_stmt{});
+            return simple(where, continue_stmt{});
+        }
+        if (keyword == "return") {
+            return_stmt r;
+            if (!at_line_end()) r.value = whole_value().value;
+            end_of_statement("'return'");
+            return simple(where, std::move(r));
+        }
+        if (keyword == "fn")
+            fail(where,
+                 "functions are declared at the top level of the script, not inside a block");
+        if (keyword == "cancel") {
+            cancel_stmt c{expression().value, std::nullopt};
+            if (!at_line_end()) c.reason = expression().value;
+            end_of_statement("'cancel'");
+            return simple(where, std::move(c));
+        }
+        if (keyword == "region") {
+            block body = this->body("'region'");
+            end_of_statement("'}'");
+            return compound(where, region_stmt{std::move(body)});
+        }
+        if (keyword == "timeout") {
+            expr limit = expression().value;
+            timeout_stmt t{std::move(limit), this->body("'timeout'"), std::nullopt};
+            if (at_keyword("else")) {
+                take();
+                t.otherwise = this->body("'else'");
+            }
+            end_of_statement("'}'");
+            return compound(where, std::move(t));
+        }
+        if (keyword == "acquire") {
+            expr semaphore = expression().value;
+            block body = this->body("'acquire'");
+            end_of_statement("'}'");
+            return compound(where, acquire_stmt{std::move(semaphore), std::move(body)});
+        }
+        if (keyword == "send") {
+            expr channel = expression().value;
+            if (at_line_end()) unexpected("the value to send after the channel");
+            expr value = whole_value().value;
+            end_of_statement("'send'");
+            return compound(where, send_stmt{std::move(channel), std::move(value)});
+        }
+        if (keyword == "close") {
+            expr target = expression().value;
+            end_of_statement("'close'");
+            return compound(where, close_stmt{std::move(target)});
+        }
+        if (keyword == "write") {
+            expr stream = expression().value;
+            if (at_line_end()) unexpected("the data to write after the stream");
+            expr data = expression().value;
+            end_of_statement("'write'");
+            return compound(where, write_stmt{std::move(stream), std::move(data)});
+        }
+        if (keyword == "read" || keyword == "accept" || keyword == "connect" || keyword == "listen")
+            fail(where,
+                 "'" + keyword + "' gives a value: keep it, e.g. 'let x = " + keyword + " ...'");
+        fail(where, "expected a statement, found '" + keyword + "'");
     }
 
+    /// A call, or a join, join_all, recv, race or spawn, run for its effect.
+    stmt expression_statement(source_pos where) {
+        expr value = whole_value().value;
+        const bool runs = std::holds_alternative<call_expr>(value.node) ||
+                          std::holds_alternative<spawn_expr>(value.node) ||
+                          std::holds_alternative<race_expr>(value.node) ||
+                          std::holds_alternative<builtin_expr>(value.node);
+        if (!runs)
+            fail(value.where,
+                 "expected a statement: this expression computes a value and drops it (keep it "
+                 "with 'let x = ...')");
+        end_of_statement("the expression");
+        return compound(where, expression_stmt{std::move(value)});
+    }
+
+    stmt if_statement(source_pos where) {
+        if_stmt s;
+        expr condition = expression().value;
+        s.branches.push_back({std::move(condition), body("'if'")});
+        while (at_keyword("else")) {
+            take();
+            if (at_keyword("if")) {
+                take();
+                expr next = expression().value;
+                s.branches.push_back({std::move(next), body("'else if'")});
+                continue;
+            }
+            s.otherwise = body("'else'");
+            break;
+        }
+        end_of_statement("'}'");
+        return compound(where, std::move(s));
+    }
+
+    void function_declaration(program& p) {
+        const source_pos where = take().where;
+        function_decl f{where, name("'fn'"), {}, {}};
+        expect(token_kind::left_paren, "after the function's name");
+        while (peek().kind != token_kind::right_paren) {
+            if (!f.parameters.empty()) expect(token_kind::comma, "between parameters");
+            const source_pos at = peek().where;
+            std::string parameter = name(f.parameters.empty() ? "'('" : "','");
+            if (std::find(f.parameters.begin(), f.parameters.end(), parameter) !=
+                f.parameters.end())
+                fail(at, "parameter '" + parameter + "' is declared twice");
+            f.parameters.push_back(std::move(parameter));
+        }
+        take();
+        f.body = task_body("'fn " + f.name + "'");
+        end_of_statement("'}'");
+        if (const auto it = p.functions.find(f.name); it != p.functions.end())
+            fail(where, "function '" + f.name + "' is already declared at " +
+                            std::to_string(it->second.where.line) + ':' +
+                            std::to_string(it->second.where.column));
+        std::string key = f.name;
+        p.functions.emplace(std::move(key), std::move(f));
+    }
+
+    void check_calls(const program& p) const {
+        std::vector<std::string_view> names;
+        for (const auto& [function, declaration] : p.functions)
+            names.push_back(function);
+        for (const call_site& call : calls_) {
+            const auto it = p.functions.find(call.function);
+            if (it == p.functions.end())
+                fail(call.where, "unknown function '" + call.function + "'" +
+                                     config::did_you_mean(call.function, names) +
+                                     (names.empty() ? " (declare it with fn)" : ""));
+            const std::size_t wanted = it->second.parameters.size();
+            if (wanted != call.arguments)
+                fail(call.where, "'" + call.function + "' takes " + std::to_string(wanted) +
+                                     (wanted == 1 ? " argument" : " arguments") + ", not " +
+                                     std::to_string(call.arguments));
+        }
+    }
+
+    /// A statement that never suspends its task when its expressions are pure.
+    template <class Node>
+    stmt simple(source_pos where, Node node) {
+        stmt s{where, std::move(node), false};
+        s.immediate = all_pure(std::get<Node>(s.node));
+        return s;
+    }
+    template <class Node>
+    static stmt compound(source_pos where, Node node) {
+        return stmt{where, std::move(node), false};
+    }
+    static bool pure(const std::optional<expr>& e) { return !e || e->pure; }
+    static bool all_pure(const let_stmt& s) { return s.value.pure; }
+    static bool all_pure(const assign_stmt& s) { return s.value.pure; }
+    static bool all_pure(const print_stmt& s) {
+        return std::all_of(s.arguments.begin(), s.arguments.end(),
+                           [](const expr& e) { return e.pure; });
+    }
+    static bool all_pure(const assert_stmt& s) { return s.condition.pure && pure(s.message); }
+    static bool all_pure(const fail_stmt& s) { return s.message.pure; }
+    static bool all_pure(const cancel_stmt& s) { return s.task.pure && pure(s.reason); }
+    static bool all_pure(const return_stmt& s) { return pure(s.value); }
+    static bool all_pure(const break_stmt&) { return true; }
+    static bool all_pure(const continue_stmt&) { return true; }
+
+    // ---- blocks ----
+
+    /// '{' NEWLINE statements '}'; what follows the '}' is the caller's.
     block body(const std::string& owner) {
         if (peek().kind != token_kind::left_brace) unexpected("'{' to open the block of " + owner);
         const source_pos open = take().where;
@@ -148,15 +408,135 @@ class parser {
         while (peek().kind != token_kind::right_brace) {
             if (peek().kind == token_kind::end_of_file)
                 fail(open, "this '{' is never closed (expected '}' on a line of its own)");
+            if (at_keyword("fn"))
+                fail(peek().where,
+                     "functions are declared at the top level of the script, not inside a block");
             b.statements.push_back(statement());
         }
         take();
-        end_of_statement("'}'");
         --block_depth_;
         return b;
     }
 
+    /// The body of a loop: break and continue may appear in it.
+    block loop_body(const std::string& owner) {
+        ++loop_depth_;
+        block b = body(owner);
+        --loop_depth_;
+        return b;
+    }
+
+    /// The body of a task or function: the loops around it are not its own.
+    block task_body(const std::string& owner) {
+        const unsigned outer_loops = std::exchange(loop_depth_, 0);
+        block b = body(owner);
+        loop_depth_ = outer_loops;
+        return b;
+    }
+
+    // ---- expressions ----
+
+    /// An expression that may also be a spawn or a race (only as a whole,
+    /// so that blocks never sit deep inside an expression tree).
+    parsed_expr whole_value() {
+        const source_pos where = peek().where;
+        if (at_keyword("spawn")) {
+            take();
+            if (call_at()) {
+                parsed_expr call = primary();
+                return {expr{where,
+                             spawn_expr{std::get<call_expr>(call.value.node).function, nullptr,
+                                        std::get<call_expr>(std::move(call.value.node))},
+                             false},
+                        call.depth + 1};
+            }
+            return {expr{where, spawn_block(where), false}, 1};
+        }
+        if (at_keyword("race")) {
+            take();
+            race_expr race;
+            race.blocks.push_back(task_body("'race'"));
+            if (!at_keyword("or"))
+                unexpected("'or' and a second block after the race's first block");
+            while (at_keyword("or")) {
+                take();
+                race.blocks.push_back(task_body("'or'"));
+            }
+            return {expr{where, std::move(race), false}, 1};
+        }
+        return expression();
+    }
+
+    /// After 'spawn': NAME { ... }.
+    spawn_expr spawn_block(source_pos where) {
+        if (peek().kind == token_kind::left_brace)
+            fail(where,
+                 "a spawned task needs a name: 'spawn worker { ... }', or a function: "
+                 "'spawn f(x)'");
+        std::string task = name("'spawn'");
+        return spawn_expr{task, std::make_unique<block>(task_body("'spawn " + task + "'")),
+                          std::nullopt};
+    }
+
     parsed_expr expression() {
+        parsed_expr left = conjunction();
+        while (at_keyword("or")) {
+            const token& op = take();
+            left = binary(op, binary_op::logical_or, std::move(left), conjunction());
+        }
+        return left;
+    }
+
+    parsed_expr conjunction() {
+        parsed_expr left = negation();
+        while (at_keyword("and")) {
+            const token& op = take();
+            left = binary(op, binary_op::logical_and, std::move(left), negation());
+        }
+        return left;
+    }
+
+    parsed_expr negation() {
+        if (!at_keyword("not")) return comparison();
+        const source_pos where = take().where;
+        return prefix(
+            where, [&] { return negation(); },
+            [](expr_ptr operand) -> decltype(expr::node) {
+                return unary_expr{unary_op::logical_not, std::move(operand)};
+            });
+    }
+
+    parsed_expr comparison() {
+        parsed_expr left = sum();
+        const std::optional<binary_op> op = comparison_op(peek().kind);
+        if (!op) return left;
+        const token& op_token = take();
+        parsed_expr result = binary(op_token, *op, std::move(left), sum());
+        if (comparison_op(peek().kind))
+            fail(peek().where, "comparisons do not chain: write (a < b) and (b < c)");
+        return result;
+    }
+
+    static std::optional<binary_op> comparison_op(token_kind kind) {
+        switch (kind) {
+            case token_kind::equal_equal:
+                return binary_op::equal;
+            case token_kind::not_equal:
+                return binary_op::not_equal;
+            case token_kind::less:
+                return binary_op::less;
+            case token_kind::less_equal:
+                return binary_op::less_equal;
+            case token_kind::greater:
+                return binary_op::greater;
+            case token_kind::greater_equal:
+                return binary_op::greater_equal;
+            default:
+                return std::nullopt;
+        }
+    }
+
+    parsed_expr sum() {
         parsed_expr left = term();
         while (peek().kind == token_kind::plus || peek().kind == token_kind::minus) {
             const token& op = take();
@@ -182,12 +562,13 @@ class parser {
     parsed_expr binary(const token& op, binary_op kind, parsed_expr left, parsed_expr right) {
         const unsigned depth = 1 + std::max(left.depth, right.depth);
         check_depth(op.where, depth);
+        const bool is_pure = left.value.pure && right.value.pure;
         // Positioned at the operator: that is where "division by zero" points.
-        const source_pos where = op.where;
-        return parsed_expr{
-            expr{where, binary_expr{kind, std::make_unique<expr>(std::move(left.value)),
-                                    std::make_unique<expr>(std::move(right.value))}},
-            depth};
+        return parsed_expr{expr{op.where,
+                                binary_expr{kind, std::make_unique<expr>(std::move(left.value)),
+                                            std::make_unique<expr>(std::move(right.value))},
+                                is_pure},
+                           depth};
     }
 
     void check_depth(source_pos where, unsigned depth) const {
@@ -196,21 +577,94 @@ class parser {
                             std::to_string(max_expression_depth) + " levels)");
     }
 
+    /// A prefix operator at `where` over operand(); `make` builds the node.
+    template <class Operand, class Make>
+    parsed_expr prefix(source_pos where, Operand operand, Make make, bool is_pure = true) {
+        // Checked before recursing, so "- - - ... x" cannot exhaust the stack.
+        check_depth(where, ++nesting_);
+        parsed_expr inner = operand();
+        --nesting_;
+        const unsigned depth = inner.depth + 1;
+        check_depth(where, depth);
+        const bool result_pure = is_pure && inner.value.pure;
+        return parsed_expr{
+            expr{where, make(std::make_unique<expr>(std::move(inner.value))), result_pure}, depth};
+    }
+
     parsed_expr unary() {
+        const source_pos where = peek().where;
         if (peek().kind == token_kind::minus) {
+            take();
+            return prefix(
+                where, [&] { return unary(); },
+                [](expr_ptr operand) -> decltype(expr::node) {
+                    return unary_expr{unary_op::negate, std::move(operand)};
+                });
+        }
+        if (const std::optional<builtin> op = prefix_builtin()) {
+            take();
+            if (at_line_end()) unexpected("an operand after '" + std::string(spelling(*op)) + "'");
+            return prefix(
+                where, [&] { return unary(); },
+                [&](expr_ptr operand) -> decltype(expr::node) {
+                    builtin_expr b{*op, {}};
+                    b.operands.push_back(std::move(*operand));
+                    return b;
+                },
+                false);
+        }
+        return postfix();
+    }
+
+    std::optional<builtin> prefix_builtin() const {
+        if (peek().kind != token_kind::keyword) return std::nullopt;
+        const std::string& word = peek().text;
+        if (word == "join") return builtin::join;
+        if (word == "recv") return builtin::recv;
+        if (word == "listen") return builtin::listen;
+        if (word == "accept") return builtin::accept;
+        if (word == "connect") return builtin::connect;
+        if (word == "read") return builtin::read;
+        return std::nullopt;
+    }
+
+    parsed_expr postfix() {
+        parsed_expr result = primary();
+        while (peek().kind == token_kind::dot) {
             const source_pos where = take().where;
-            // Checked before recursing, so "- - - ... x" cannot exhaust the stack.
-            check_depth(where, ++nesting_);
-            parsed_expr operand = unary();
-            --nesting_;
-            const unsigned depth = operand.depth + 1;
+            std::string field = name("'.'");
+            const unsigned depth = result.depth + 1;
             check_depth(where, depth);
-            return parsed_expr{
-                expr{where, unary_expr{unary_op::negate,
-                                       std::make_unique<expr>(std::move(operand.value))}},
+            const bool is_pure = result.value.pure;
+            result = parsed_expr{
+                expr{where,
+                     field_expr{std::make_unique<expr>(std::move(result.value)), std::move(field)},
+                     is_pure},
                 depth};
         }
-        return primary();
+        return result;
+    }
+
+    /// '(' (expr (',' expr)*)? ')' after a call's name; also counts the depth.
+    std::vector<expr> arguments(const std::string& owner, unsigned& depth) {
+        const source_pos open = peek().where;
+        expect(token_kind::left_paren, "after " + owner);
+        check_depth(open, ++nesting_);
+        std::vector<expr> args;
+        while (peek().kind != token_kind::right_paren) {
+            if (!args.empty()) {
+                if (peek().kind != token_kind::comma)
+                    unexpected("',' or ')' in the arguments of " + owner);
+                take();
+            }
+            parsed_expr arg = expression();
+            depth = std::max(depth, arg.depth + 1);
+            args.push_back(std::move(arg.value));
+        }
+        take();
+        --nesting_;
+        check_depth(open, depth);
+        return args;
     }
 
     parsed_expr primary() {
@@ -226,9 +680,15 @@ class parser {
             case token_kind::string:
                 take();
                 return {expr{t.where, string_literal{t.text}}, 1};
-            case token_kind::identifier:
+            case token_kind::identifier: {
+                const bool is_call = call_at();
                 take();
-                return {expr{t.where, variable_ref{t.text}}, 1};
+                if (!is_call) return {expr{t.where, variable_ref{t.text}}, 1};
+                unsigned depth = 1;
+                call_expr call{t.text, arguments("'" + t.text + "'", depth)};
+                calls_.push_back({call.function, call.arguments.size(), t.where});
+                return {expr{t.where, std::move(call), false}, depth};
+            }
             case token_kind::left_paren: {
                 const source_pos open = take().where;
                 check_depth(open, ++nesting_);
@@ -240,24 +700,72 @@ class parser {
                 take();
                 return inner;
             }
+            case token_kind::keyword:
+                return keyword_primary();
             default:
                 unexpected("an expression");
         }
+    }
+
+    parsed_expr keyword_primary() {
+        const token& t = peek();
+        const std::string& word = t.text;
+        if (word == "true" || word == "false") {
+            take();
+            return {expr{t.where, bool_literal{word == "true"}}, 1};
+        }
+        if (word == "none") {
+            take();
+            return {expr{t.where, none_literal{}}, 1};
+        }
+        if (word == "now") {
+            take();
+            return {expr{t.where, now_expr{}, false}, 1};
+        }
+        if (word == "channel" || word == "semaphore") {
+            take();
+            unsigned depth = 1;
+            std::vector<expr> args = arguments("'" + word + "'", depth);
+            if (args.size() != 1)
+                fail(t.where, "'" + word + "' takes one argument, its " +
+                                  (word == "channel" ? "capacity" : "number of permits") +
+                                  ", e.g. " + word + "(4)");
+            return {expr{t.where,
+                         builtin_expr{word == "channel" ? builtin::channel : builtin::semaphore,
+                                      std::move(args)},
+                         false},
+                    depth};
+        }
+        if (word == "join_all") {
+            take();
+            unsigned depth = 1;
+            std::vector<expr> args;
+            if (peek().kind == token_kind::left_paren) args = arguments("'join_all'", depth);
+            return {expr{t.where, builtin_expr{builtin::join_all, std::move(args)}, false}, depth};
+        }
+        if (word == "spawn" || word == "race")
+            fail(t.where, "'" + word +
+                              "' gives a value only as a whole expression: write 'let h = " + word +
+                              " ...' and use h");
+        unexpected("an expression");
     }
 
     const source_file& file_;
     std::vector<token> tokens_;
     std::size_t at_ = 0;
     unsigned block_depth_ = 0;
-    unsigned nesting_ = 0;  ///< open parentheses and prefix minuses
+    unsigned nesting_ = 0;     ///< open parentheses and prefix operators
+    unsigned loop_depth_ = 0;  ///< loops around this point in the current task or function
+    std::vector<call_site> calls_;
 };
 
 }  // namespace
 
 program parse(std::shared_ptr<const source_file> file) {
-    parser p(*file, tokenize(*file));
-    block body = p.parse_program();
-    return program{std::move(file), std::move(body)};
+    program p;
+    parser(*file, tokenize(*file)).parse_into(p);
+    p.source = std::move(file);
+    return p;
 }
 
 program parse(std::string name, std::string text) {

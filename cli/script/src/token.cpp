@@ -41,6 +41,22 @@ std::string_view describe(token_kind kind) noexcept {
             return "'%'";
         case token_kind::equals:
             return "'='";
+        case token_kind::equal_equal:
+            return "'=='";
+        case token_kind::not_equal:
+            return "'!='";
+        case token_kind::less:
+            return "'<'";
+        case token_kind::less_equal:
+            return "'<='";
+        case token_kind::greater:
+            return "'>'";
+        case token_kind::greater_equal:
+            return "'>='";
+        case token_kind::comma:
+            return "','";
+        case token_kind::dot:
+            return "'.'";
     }
     return "a token";
 }
@@ -64,10 +80,13 @@ std::string describe(const token& t) {
 }
 
 bool is_keyword(std::string_view word) noexcept {
-    static constexpr std::array<std::string_view, 25> keywords{
-        "as",   "assert", "break", "cancel",  "channel", "close", "else",   "false",  "fn",
-        "if",   "join",   "let",   "loop",    "print",   "recv",  "region", "repeat", "return",
-        "send", "sleep",  "spawn", "timeout", "true",    "while", "yield"};
+    static constexpr std::array<std::string_view, 42> keywords{
+        "accept",  "acquire", "and",     "as",       "assert",    "break",  "cancel",
+        "channel", "close",   "connect", "continue", "else",      "fail",   "false",
+        "fn",      "if",      "join",    "join_all", "let",       "listen", "loop",
+        "none",    "not",     "now",     "or",       "print",     "race",   "read",
+        "recv",    "region",  "repeat",  "return",   "semaphore", "send",   "sleep",
+        "spawn",   "spin",    "timeout", "true",     "while",     "write",  "yield"};
     return std::find(keywords.begin(), keywords.end(), word) != keywords.end();
 }
 

@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "rtkit/script/object.hpp"
 #include "rtkit/script/overloaded.hpp"
 #include "rtkit/script/script_error.hpp"
 
@@ -40,6 +41,8 @@ std::int64_t checked(binary_op op, std::int64_t a, std::int64_t b, source_pos wh
                 result = op == binary_op::divide ? a / b : a % b;
             }
             break;
+        default:
+            fail(where, "internal error: '" + std::string(spelling(op)) + "' is not arithmetic");
     }
     if (overflow)
         fail(where, std::string(what) + " overflow in " + std::to_string(a) + ' ' +
@@ -52,22 +55,50 @@ std::int64_t checked(binary_op op, std::int64_t a, std::int64_t b, source_pos wh
                     std::string(type_name(left)) + " and " + std::string(type_name(right)));
 }
 
+bool is_comparison(binary_op op) {
+    return op == binary_op::less || op == binary_op::less_equal || op == binary_op::greater ||
+           op == binary_op::greater_equal;
+}
+
+template <class T>
+bool compare(binary_op op, const T& a, const T& b) {
+    switch (op) {
+        case binary_op::less:
+            return a < b;
+        case binary_op::less_equal:
+            return a <= b;
+        case binary_op::greater:
+            return a > b;
+        default:
+            return a >= b;
+    }
+}
+
+value concatenate(const std::string& left, const std::string& right, source_pos where) {
+    if (left.size() + right.size() > max_string_length)
+        fail(where, "string would be longer than " + std::to_string(max_string_length) + " bytes");
+    return left + right;
+}
+
 }  // namespace
 
 std::string_view type_name(const value& v) noexcept {
-    switch (v.index()) {
-        case 0:
-            return "an integer";
-        case 1:
-            return "a string";
-        default:
-            return "a duration";
-    }
+    return std::visit(overloaded{
+                          [](std::monostate) -> std::string_view { return "none"; },
+                          [](std::int64_t) -> std::string_view { return "an integer"; },
+                          [](bool) -> std::string_view { return "a boolean"; },
+                          [](const std::string&) -> std::string_view { return "a string"; },
+                          [](nanoseconds) -> std::string_view { return "a duration"; },
+                          [](const std::shared_ptr<object>& o) { return o->type_name(); },
+                      },
+                      v);
 }
 
 std::string to_display(const value& v) {
     return std::visit(overloaded{
+                          [](std::monostate) -> std::string { return "none"; },
                           [](std::int64_t n) { return std::to_string(n); },
+                          [](bool b) -> std::string { return b ? "true" : "false"; },
                           [](const std::string& s) { return s; },
                           [](nanoseconds d) {
                               const std::int64_t ns = d.count();
@@ -79,17 +110,32 @@ std::string to_display(const value& v) {
                                   return std::to_string(ns / 1'000) + "us";
                               return std::to_string(ns) + "ns";
                           },
+                          [](const std::shared_ptr<object>& o) { return o->display(); },
                       },
                       v);
 }
 
 value apply(binary_op op, const value& left, const value& right, source_pos where) {
+    if (op == binary_op::equal || op == binary_op::not_equal) {
+        // Values of different types are unequal; objects compare by identity.
+        const bool same = left == right;
+        return op == binary_op::equal ? same : !same;
+    }
     const auto* li = std::get_if<std::int64_t>(&left);
     const auto* ri = std::get_if<std::int64_t>(&right);
     const auto* ld = std::get_if<nanoseconds>(&left);
     const auto* rd = std::get_if<nanoseconds>(&right);
     const auto* ls = std::get_if<std::string>(&left);
     const auto* rs = std::get_if<std::string>(&right);
+
+    if (is_comparison(op)) {
+        if (li && ri) return compare(op, *li, *ri);
+        if (ld && rd) return compare(op, *ld, *rd);
+        if (ls && rs) return compare(op, *ls, *rs);
+        mismatch(op, left, right, where);
+    }
+    if (op == binary_op::logical_and || op == binary_op::logical_or)
+        fail(where, "internal error: '" + std::string(spelling(op)) + "' must short-circuit");
 
     if (li && ri) return checked(op, *li, *ri, where, "integer");
     if (ld && rd) {
@@ -100,7 +146,7 @@ value apply(binary_op op, const value& left, const value& right, source_pos wher
                 return nanoseconds(checked(op, ld->count(), rd->count(), where, "duration"));
             case binary_op::divide:
                 return checked(op, ld->count(), rd->count(), where, "duration");
-            case binary_op::multiply:
+            default:
                 break;
         }
     }
@@ -108,12 +154,8 @@ value apply(binary_op op, const value& left, const value& right, source_pos wher
         return nanoseconds(checked(op, ld->count(), *ri, where, "duration"));
     if (li && rd && op == binary_op::multiply)
         return nanoseconds(checked(op, *li, rd->count(), where, "duration"));
-    if (ls && rs && op == binary_op::add) {
-        if (ls->size() + rs->size() > max_string_length)
-            fail(where,
-                 "string would be longer than " + std::to_string(max_string_length) + " bytes");
-        return *ls + *rs;
-    }
+    if (op == binary_op::add && (ls || rs))
+        return concatenate(ls ? *ls : to_display(left), rs ? *rs : to_display(right), where);
     mismatch(op, left, right, where);
 }
 
@@ -125,9 +167,35 @@ value apply(unary_op op, const value& operand, source_pos where) {
             if (const auto* d = std::get_if<nanoseconds>(&operand))
                 return nanoseconds(checked(binary_op::subtract, 0, d->count(), where, "duration"));
             break;
+        case unary_op::logical_not:
+            return !truth(operand, "'not'", where);
     }
     fail(where,
          "cannot apply '" + std::string(spelling(op)) + "' to " + std::string(type_name(operand)));
+}
+
+bool truth(const value& v, std::string_view what, source_pos where) {
+    if (const bool* b = std::get_if<bool>(&v)) return *b;
+    fail(where, std::string(what) + " needs a boolean, not " + std::string(type_name(v)) +
+                    " (compare it: x != 0, s != \"\", v != none)");
+}
+
+bool logic_operand(binary_op op, const value& v, source_pos where) {
+    if (const bool* b = std::get_if<bool>(&v)) return *b;
+    return truth(v, "'" + std::string(spelling(op)) + "'", where);
+}
+
+value field_of(const value& v, const std::string& name, source_pos where) {
+    const auto* o = std::get_if<std::shared_ptr<object>>(&v);
+    if (!o) fail(where, std::string(type_name(v)) + " has no field '" + name + "'");
+    const std::vector<std::string_view> names = (*o)->field_names();
+    for (std::string_view known : names)
+        if (known == name) return (*o)->field(name, where);
+    std::string list;
+    for (std::string_view known : names)
+        list += (list.empty() ? "." : ", .") + std::string(known);
+    fail(where, std::string((*o)->type_name()) + " has no field '" + name + "'" +
+                    (list.empty() ? std::string() : " (it has " + list + ")"));
 }
 
 }  // namespace rtkit::script

@@ -1,57 +1,65 @@
 #pragma once
 // rtkit::interp::interpreter: runs a parsed script on an rtkit runtime.
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <ostream>
+#include <string>
 
 #include <rtkit/task.hpp>
 
-#include "rtkit/interp/task_children.hpp"
 #include "rtkit/script/ast.hpp"
-#include "rtkit/script/environment.hpp"
-#include "rtkit/script/script_error.hpp"
 
 namespace rtkit::interp {
 
-/// Each `spawn` becomes one real runtime task whose body is an interpreter
-/// coroutine, each `sleep` a real timer, each `yield` a real yield. A task
-/// starts with a copy of the variables its parent could see. A task ends only
-/// after every task it spawned (structured concurrency): those it did not
-/// join are joined when its body ends, in spawn order.
+/// A script stops with an error after this many steps (statements and loop
+/// rounds, all tasks together) unless told otherwise: enough for seconds of
+/// work, and an end for a loop that never waits.
+inline constexpr std::uint64_t default_max_steps = 100'000'000;
+
+struct interpreter_options {
+    /// The step budget; 0 means no limit.
+    std::uint64_t max_steps = default_max_steps;
+};
+
+class engine;
+
+/// Runs a script as real runtime work: each `spawn` (and each block of a
+/// `race`) is one runtime task whose body is an interpreter coroutine, each
+/// `sleep` a real timer, each channel, semaphore and socket operation the
+/// rtkit one. A task starts with a copy of the variables its spawner could
+/// see; tasks share only objects (channels, tasks, sockets...), which are
+/// thread-safe.
 ///
-/// A runtime error is reported (to `err`, with file:line:column, the line and
-/// a caret) by the task that hit it, which then stops; joining a failed task
-/// fails the joiner without reporting again, so each error prints once and
-/// the failure reaches the root.
+/// A task that fails (a runtime error, or `fail`) ends with that outcome; a
+/// `join` whose value the script keeps sees it, a `join` statement fails the
+/// same way, and a task nobody joined fails the scope that spawned it at its
+/// end. A failure that reaches the root, or that cannot go further, is
+/// printed to `err` once: file:line:column, the line, a caret, and the task.
 ///
-/// The interpreter and the program must outlive the block_on that runs
-/// run(). Output is not locked: the current-thread runtime runs one task at a
-/// time. (The multi-thread flavor will need a lock around `out` and `err`.)
+/// The interpreter and the program must outlive the block_on that runs run().
 class interpreter {
   public:
-    interpreter(const script::program& program, std::ostream& out, std::ostream& err)
-        : program_(program), out_(out), err_(err) {}
+    interpreter(const script::program& program, std::ostream& out, std::ostream& err,
+                interpreter_options options = {});
+    ~interpreter();
+    interpreter(const interpreter&) = delete;
+    interpreter& operator=(const interpreter&) = delete;
 
     /// The root task: the program's top level, for runtime::block_on. Throws
-    /// task_failed when any task of the script failed.
+    /// task_failed when the script failed (the errors were printed).
     rtkit::task<void> run();
 
-    /// How many errors were reported so far.
-    std::size_t errors_reported() const noexcept { return errors_; }
+    /// Cancels every task of the script; each sees it at its next wait. The
+    /// script then ends with "the script was stopped: REASON" unless it
+    /// failed first. Safe from any thread, also before run() or after it.
+    void stop(std::string reason);
+
+    /// How many errors were printed so far.
+    std::size_t errors_reported() const noexcept;
 
   private:
-    rtkit::task<void> run_task(const script::block& body, script::environment env);
-    rtkit::task<void> run_block(const script::block& body, script::environment& env,
-                                task_children& children);
-    rtkit::task<void> run_awaiting(const script::stmt& s, script::environment& env,
-                                   task_children& children);
-    void run_immediate(const script::stmt& s, script::environment& env, task_children& children);
-    rtkit::task<bool> join_child(child_task child);
-    void report(const script::script_error& error);
-
-    const script::program& program_;
-    std::ostream& out_;
-    std::ostream& err_;
-    std::size_t errors_ = 0;
+    std::unique_ptr<engine> engine_;
 };
 
 }  // namespace rtkit::interp

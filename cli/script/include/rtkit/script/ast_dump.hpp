@@ -13,4 +13,7 @@ std::string dump(const expr& e);
 /// Each statement on its own line, nested blocks indented by two spaces.
 std::string dump(const block& b);
 
+/// The functions (by name), then the top level.
+std::string dump(const program& p);
+
 }  // namespace rtkit::script

@@ -25,7 +25,15 @@ enum class token_kind {
     star,
     slash,
     percent,
-    equals,
+    equals,       ///< '=' (assignment)
+    equal_equal,  ///< '=='
+    not_equal,    ///< '!='
+    less,
+    less_equal,
+    greater,
+    greater_equal,
+    comma,
+    dot,
 };
 
 struct token {
@@ -41,9 +49,8 @@ std::string_view describe(token_kind kind) noexcept;
 /// describe(kind) or, for words and literals, the token itself quoted.
 std::string describe(const token& t);
 
-/// Whether `word` is reserved: the statements of today and those planned (if,
-/// else, loop, break, assert, cancel, region, timeout, ...), so that no script
-/// written now breaks when they arrive.
+/// Whether `word` is reserved (a statement, an operation or a literal such as
+/// `true`), and so cannot name a variable or a function.
 bool is_keyword(std::string_view word) noexcept;
 
 }  // namespace rtkit::script

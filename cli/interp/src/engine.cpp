@@ -1,0 +1,128 @@
+#include "engine.hpp"
+
+#include <rtkit/cx.hpp>
+
+#include <stdexcept>
+
+#include "operands.hpp"
+#include "rtkit/interp/script_failed.hpp"
+
+namespace rtkit::interp {
+
+interpreter::interpreter(const script::program& program, std::ostream& out, std::ostream& err,
+                         interpreter_options options)
+    : engine_(std::make_unique<engine>(program, out, err, options)) {}
+
+interpreter::~interpreter() = default;
+
+rtkit::task<void> interpreter::run() {
+    return engine_->run();
+}
+
+void interpreter::stop(std::string reason) {
+    engine_->stop(std::move(reason));
+}
+
+std::size_t interpreter::errors_reported() const noexcept {
+    return engine_->errors_reported();
+}
+
+rtkit::task<void> engine::run() {
+    start_ = rtkit::now();
+    // The top level runs as a task of its own, so that stop() can cancel it.
+    auto identity = std::make_shared<const task_identity>(task_identity{"", {}, nullptr});
+    auto top = std::make_shared<task_record>(identity, nullptr, 0);
+    top->attach(rtkit::spawn(run_task(identity, program_.body, script::environment{}, top)));
+    {
+        std::lock_guard guard(top_lock_);
+        top_ = top;
+        if (stopped_) top_->cancel(*stopped_);
+    }
+    const std::shared_ptr<script::task_outcome> outcome = co_await top->join();
+    co_await top->take_handle();  // its very end, frame and all
+    if (outcome->is_failure()) report(outcome->failure());
+    if (outcome->state() == script::task_outcome::status::cancelled && errors_.load() == 0)
+        report(std::make_exception_ptr(
+            std::runtime_error("the script was stopped: " + outcome->message())));
+    // Every task ended: let go of what objects still hold, so that objects
+    // that refer to each other (a channel carrying itself) are freed.
+    std::vector<std::weak_ptr<script::object>> tracked;
+    {
+        std::lock_guard guard(tracked_lock_);
+        tracked.swap(tracked_);
+    }
+    {
+        std::lock_guard guard(top_lock_);
+        top_.reset();
+        stopped_ = "the script has ended";  // a later stop() has nothing to do
+    }
+    for (const auto& weak : tracked)
+        if (const auto o = weak.lock()) o->release_values();
+    if (errors_.load() > 0) throw script_failed();
+}
+
+void engine::stop(std::string reason) {
+    std::lock_guard guard(top_lock_);
+    if (top_)
+        top_->cancel(std::move(reason));
+    else if (!stopped_)
+        stopped_ = std::move(reason);  // before run() started: run() stops at once
+}
+
+void engine::print_line(const std::string& line) {
+    std::lock_guard guard(output_lock_);
+    out_ << line << '\n' << std::flush;
+}
+
+void engine::report(const std::exception_ptr& failure) {
+    std::string text;
+    try {
+        std::rethrow_exception(failure);
+    } catch (const script_failure& f) {
+        text = format_failure(f);
+    } catch (const std::exception& e) {
+        text = std::string("error: ") + e.what() + '\n';
+    } catch (...) {
+        text = "error: an unknown exception\n";
+    }
+    std::lock_guard guard(output_lock_);
+    out_.flush();  // what the script printed before the error comes first
+    err_ << text << std::flush;
+    ++errors_;
+}
+
+void engine::step(const task_state& task, script::source_pos where) {
+    const std::uint64_t done = steps_.fetch_add(1, std::memory_order_relaxed);
+    if (options_.max_steps == 0 || done < options_.max_steps) {
+        task.context.checkpoint();
+        return;
+    }
+    const rtkit::cancel_reason spent{"the script's step budget is spent"};
+    if (done == options_.max_steps) {
+        report(std::make_exception_ptr(script_failure(
+            script::script_error(
+                script::error_kind::runtime, where,
+                "the script used up its budget of " + std::to_string(options_.max_steps) +
+                    " steps (statements and loop rounds): a loop that never waits? (rtctl run "
+                    "--max-steps N raises the budget, 0 lifts it)"),
+            false, task.identity)));
+        stop(spent.message);
+    }
+    throw rtkit::task_cancelled(spent);
+}
+
+void engine::track(const std::shared_ptr<script::object>& o) {
+    std::lock_guard guard(tracked_lock_);
+    if (tracked_.size() == tracked_.capacity()) {
+        // Forget the objects that are gone before growing.
+        std::erase_if(tracked_, [](const auto& weak) { return weak.expired(); });
+        tracked_.reserve(2 * tracked_.size() + 16);
+    }
+    tracked_.push_back(o);
+}
+
+std::chrono::nanoseconds engine::elapsed() const {
+    return rtkit::now() - start_;
+}
+
+}  // namespace rtkit::interp

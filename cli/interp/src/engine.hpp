@@ -1,0 +1,125 @@
+#pragma once
+// rtkit::interp::engine: runs one script on the runtime whose task polls it.
+// Its member functions are spread over the files of this folder by concept:
+// engine.cpp (the run, output, errors, the step budget), tasks.cpp (task
+// bodies, scopes, spawn, join, race), statements.cpp, expressions.cpp.
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <rtkit/cx.hpp>
+#include <rtkit/task.hpp>
+#include <rtkit/time.hpp>
+
+#include "rtkit/interp/interpreter.hpp"
+#include "rtkit/script/ast.hpp"
+#include "rtkit/script/environment.hpp"
+#include "rtkit/script/object.hpp"
+#include "script_failure.hpp"
+#include "task_record.hpp"
+
+namespace rtkit::interp {
+
+class task_scope;
+
+/// How a block ended: it ran to its end, or break, continue or return left it.
+enum class flow { next, break_loop, continue_loop, returned };
+
+/// One script task while it runs: who it is, and its open scopes (its body's,
+/// then one per `region` it is inside; spawns go to the innermost).
+struct task_state {
+    std::shared_ptr<const task_identity> identity;
+    rtkit::cx context;  ///< the task's, for its cancellation checks
+    std::vector<task_scope*> scopes;
+    unsigned call_depth = 0;
+};
+
+/// The variables of a task's body or of a function call, and what `return` gave.
+struct frame {
+    task_state& task;
+    script::environment env;
+    script::value returned;
+};
+
+class engine {
+  public:
+    /// Function calls nest at most this deep (recursion has an end).
+    static constexpr unsigned max_call_depth = 1000;
+
+    engine(const script::program& program, std::ostream& out, std::ostream& err,
+           interpreter_options options)
+        : program_(program), out_(out), err_(err), options_(options) {}
+
+    /// The root task: the top level. Throws script_failed when the script failed.
+    rtkit::task<void> run();
+    std::size_t errors_reported() const noexcept { return errors_.load(); }
+
+    // ---- engine.cpp ----
+    /// Cancels the whole script (its top-level task, and so every task).
+    void stop(std::string reason);
+    void print_line(const std::string& line);
+    /// Prints a failure (what a task threw) that reached a place where it
+    /// goes no further.
+    void report(const std::exception_ptr& failure);
+    /// Counts one step of `task`, and is a cancellation point (so a task that
+    /// never waits can still be cancelled). The step past the budget reports
+    /// the error (at `where`) and stops the script; it and every later one
+    /// throw task_cancelled, so the tasks unwind without more messages.
+    void step(const task_state& task, script::source_pos where);
+    /// Remembers an object that may hold values, to break reference cycles
+    /// between objects once the script ended.
+    void track(const std::shared_ptr<script::object>& o);
+    std::chrono::nanoseconds elapsed() const;
+
+    // ---- tasks.cpp ----
+    /// A task's body (the root's, a spawned block's, a spawned function's, a
+    /// race block's): a scope around `body`; publishes the outcome to
+    /// `record` (null for the root) and gives the value `return` gave.
+    rtkit::task<script::value> run_task(std::shared_ptr<const task_identity> identity,
+                                        const script::block& body, script::environment env,
+                                        std::shared_ptr<task_record> record);
+    /// `body` as a scope of the current task (its body, or a region).
+    rtkit::task<flow> run_scope(frame& f, const script::block& body);
+    rtkit::task<flow> run_scope_body(rtkit::cx region, frame& f, const script::block& body,
+                                     task_scope& scope);
+    rtkit::task<script::value> spawn(frame& f, const script::spawn_expr& s,
+                                     script::source_pos where);
+    rtkit::task<script::value> join_all(frame& f, const script::builtin_expr& b);
+    rtkit::task<script::value> race(frame& f, const script::race_expr& r, script::source_pos where);
+
+    // ---- statements.cpp ----
+    rtkit::task<flow> run_block(frame& f, const script::block& body);
+    rtkit::task<flow> run_statement(frame& f, const script::stmt& s);
+    /// A statement with stmt::immediate: no coroutine frame of its own.
+    flow run_immediate(frame& f, const script::stmt& s);
+    /// The part of a simple statement after its operands were evaluated.
+    flow finish_simple(frame& f, const script::stmt& s, std::vector<script::value> operands);
+
+    // ---- expressions.cpp ----
+    rtkit::task<script::value> evaluate(frame& f, const script::expr& e);
+    rtkit::task<script::value> call(frame& f, const script::call_expr& c, script::source_pos where);
+    rtkit::task<script::value> builtin(frame& f, const script::builtin_expr& b,
+                                       script::source_pos where);
+
+  private:
+    const script::program& program_;
+    std::ostream& out_;
+    std::ostream& err_;
+    interpreter_options options_;
+    rtkit::instant start_{};
+    std::mutex output_lock_;  ///< tasks may print from several threads
+    std::atomic<std::size_t> errors_{0};
+    std::atomic<std::uint64_t> steps_{0};
+    std::mutex top_lock_;
+    std::shared_ptr<task_record> top_;    ///< the top-level task, guarded by top_lock_
+    std::optional<std::string> stopped_;  ///< a stop() before run(), guarded by top_lock_
+    std::mutex tracked_lock_;
+    std::vector<std::weak_ptr<script::object>> tracked_;
+};
+
+}  // namespace rtkit::interp

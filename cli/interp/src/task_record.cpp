@@ -1,0 +1,59 @@
+#include "task_record.hpp"
+
+#include "task_scope.hpp"
+
+namespace rtkit::interp {
+
+void task_record::attach(rtkit::join_handle<script::value> handle) {
+    std::lock_guard guard(lock_);
+    handle_ = std::move(handle);
+}
+
+rtkit::join_handle<script::value> task_record::take_handle() noexcept {
+    std::lock_guard guard(lock_);
+    return std::move(handle_);
+}
+
+void task_record::finish(std::shared_ptr<script::task_outcome> outcome) noexcept {
+    {
+        std::lock_guard guard(lock_);
+        outcome_ = std::move(outcome);
+    }
+    // One joiner is woken; each passes the wake-up on (join()), so every
+    // joiner, whenever it came, sees the outcome.
+    ended_.notify_one();
+    if (scope_) scope_->child_finished(shared_from_this());
+}
+
+rtkit::task<std::shared_ptr<script::task_outcome>> task_record::join() {
+    std::shared_ptr<script::task_outcome> result;
+    while (!(result = outcome()))
+        co_await ended_.notified();
+    ended_.notify_one();
+    observed_.store(true, std::memory_order_release);
+    co_return result;
+}
+
+std::shared_ptr<script::task_outcome> task_record::outcome() const {
+    std::lock_guard guard(lock_);
+    return outcome_;
+}
+
+void task_record::cancel(std::string reason) const {
+    std::lock_guard guard(lock_);
+    if (handle_.valid() && !outcome_) handle_.cancel(rtkit::cancel_reason{std::move(reason)});
+}
+
+script::value task_record::field(std::string_view name, script::source_pos where) const {
+    if (name == "name") return identity_->name;
+    if (name == "finished") return outcome() != nullptr;
+    return object::field(name, where);
+}
+
+void task_record::release_values() noexcept {
+    std::shared_ptr<script::task_outcome> dropped;
+    std::lock_guard guard(lock_);
+    dropped = std::move(outcome_);
+}
+
+}  // namespace rtkit::interp

@@ -1,0 +1,87 @@
+#include "task_scope.hpp"
+
+namespace rtkit::interp {
+
+std::shared_ptr<task_record> task_scope::new_record(std::shared_ptr<const task_identity> identity) {
+    collect_finished();  // forget what ended well, before growing
+    return std::make_shared<task_record>(std::move(identity), this, next_sequence_++);
+}
+
+void task_scope::start(const std::shared_ptr<task_record>& record,
+                       rtkit::task<script::value> body) {
+    {
+        // Room for this child's entry now, so that child_finished never allocates.
+        std::lock_guard guard(finished_lock_);
+        finished_.reserve(running_ + 1);
+    }
+    children_.emplace(record->sequence(), record);
+    try {
+        record->attach(region_->spawn(std::move(body)));
+    } catch (...) {
+        children_.erase(record->sequence());
+        throw;
+    }
+    ++running_;
+}
+
+void task_scope::child_finished(std::shared_ptr<task_record> record) noexcept {
+    {
+        std::lock_guard guard(finished_lock_);
+        finished_.push_back(std::move(record));  // reserved in start()
+    }
+    changed_.notify_one();
+}
+
+std::vector<std::shared_ptr<task_record>> task_scope::collect_finished() {
+    std::vector<std::shared_ptr<task_record>> ended;
+    {
+        std::lock_guard guard(finished_lock_);
+        ended.swap(finished_);
+        finished_.reserve(running_);
+    }
+    std::vector<std::shared_ptr<task_record>> failed_unseen;
+    for (std::shared_ptr<task_record>& record : ended) {
+        --running_;
+        (void)record->take_handle();  // dropped: the region waits for the task's end
+        const auto outcome = record->outcome();
+        if (outcome->is_failure() && !record->observed())
+            failed_unseen.push_back(std::move(record));
+        else
+            children_.erase(record->sequence());
+    }
+    return failed_unseen;
+}
+
+rtkit::task<void> task_scope::close() {
+    while (true) {
+        for (std::shared_ptr<task_record>& failed : collect_finished()) {
+            if (passed_on_ || !failed->claim_observation()) continue;
+            passed_on_ = failed;
+            region_->cancel_region(
+                rtkit::cancel_reason{"task '" + failed->identity()->name + "' failed"});
+        }
+        if (running_ == 0) break;
+        co_await changed_.notified();
+    }
+    if (passed_on_) std::rethrow_exception(passed_on_->outcome()->failure());
+}
+
+std::vector<std::shared_ptr<task_record>> task_scope::unobserved() const {
+    std::vector<std::shared_ptr<task_record>> found;
+    for (const auto& [sequence, record] : children_)
+        if (!record->observed()) found.push_back(record);
+    return found;
+}
+
+std::vector<std::shared_ptr<task_record>> task_scope::unreported_failures() {
+    collect_finished();
+    std::vector<std::shared_ptr<task_record>> failures;
+    for (const auto& [sequence, record] : children_) {
+        const auto outcome = record->outcome();
+        if (outcome && outcome->is_failure() && record->claim_observation())
+            failures.push_back(record);
+    }
+    return failures;
+}
+
+}  // namespace rtkit::interp

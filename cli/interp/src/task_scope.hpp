@@ -1,0 +1,78 @@
+#pragma once
+// rtkit::interp::task_scope: the tasks a task body or a `region` spawned.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include <rtkit/cx.hpp>
+#include <rtkit/sync/notify.hpp>
+
+#include "task_record.hpp"
+
+namespace rtkit::interp {
+
+/// Every task body and every `region` is a scope: an rtkit region (cx::region)
+/// that its spawns go into, so that the scope ends only after all of them and
+/// cancelling it cancels them. It also follows their outcomes:
+///
+/// - close(), at the end of the scope's block, waits for every task. A task
+///   that failed without anyone joining it fails the scope: the others are
+///   cancelled at once and the failure is passed on (a failure never goes
+///   unseen).
+/// - A finished task whose outcome needs no more attention (ok, or looked
+///   at) is forgotten at the next spawn, so a scope that spawns for ever (a
+///   server) does not grow.
+///
+/// Used by the task that owns it, except child_finished(), which the
+/// children call from their own tasks.
+class task_scope {
+  public:
+    task_scope() = default;
+    task_scope(const task_scope&) = delete;
+    task_scope& operator=(const task_scope&) = delete;
+
+    /// `region`: the context of the rtkit region the scope's tasks live in,
+    /// once the scope's block starts.
+    void open(rtkit::cx region) noexcept { region_.emplace(region); }
+
+    /// A record for a task about to be spawned into this scope.
+    std::shared_ptr<task_record> new_record(std::shared_ptr<const task_identity> identity);
+    /// Starts `body` (the task of `record`) in the scope's region.
+    void start(const std::shared_ptr<task_record>& record, rtkit::task<script::value> body);
+
+    /// From a child's task, as it ends.
+    void child_finished(std::shared_ptr<task_record> record) noexcept;
+
+    /// Waits for every task; throws the first failure nobody looked at, once
+    /// the other tasks were cancelled and ended. A cancellation point (then
+    /// the region cancels the tasks).
+    rtkit::task<void> close();
+
+    /// The tasks whose outcome nobody looked at yet, in spawn order.
+    std::vector<std::shared_ptr<task_record>> unobserved() const;
+
+    /// After the region ended: the failures nobody looked at and close() did
+    /// not pass on (the scope failed for another reason, or a second task
+    /// failed). The caller reports them, since they go no further.
+    std::vector<std::shared_ptr<task_record>> unreported_failures();
+
+  private:
+    /// Takes in the tasks that ended since the last call: forgets those that
+    /// need no more attention; returns those that failed unseen.
+    std::vector<std::shared_ptr<task_record>> collect_finished();
+
+    std::optional<rtkit::cx> region_;
+    std::map<std::uint64_t, std::shared_ptr<task_record>> children_;  ///< by spawn order
+    std::uint64_t next_sequence_ = 0;
+    std::size_t running_ = 0;  ///< started and not yet collected
+    std::shared_ptr<task_record> passed_on_;
+
+    std::mutex finished_lock_;
+    std::vector<std::shared_ptr<task_record>> finished_;  ///< guarded; room for every child
+    rtkit::sync::notify changed_;
+};
+
+}  // namespace rtkit::interp

@@ -1,0 +1,36 @@
+#pragma once
+// rtctl run SCRIPT: parse, configure, build the runtime, run the script.
+// Every option of `run` is declared here, in add_run_command.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rtkit/interp/interpreter.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace rtctl {
+
+struct run_options {
+    std::filesystem::path script;
+    /// TOML file; without one, the built-in defaults (config/default.toml's values).
+    std::optional<std::filesystem::path> config_file;
+    /// "table.key=value", applied in order after the file.
+    std::vector<std::string> overrides;
+    /// The interpreter's step budget (0: no limit).
+    std::uint64_t max_steps = rtkit::interp::default_max_steps;
+};
+
+/// Declares `run` and its options on `app`; `options` must outlive the parse.
+CLI::App* add_run_command(CLI::App& app, run_options& options);
+
+/// Exit 0 when the script succeeded, 1 when it failed or the runtime could
+/// not start, 2 for bad input (an unreadable script, a syntax error, a bad
+/// configuration).
+int run_command(const run_options& options);
+
+}  // namespace rtctl

@@ -1,0 +1,154 @@
+// TCP in the interpreter: real sockets on loopback through rtkit::net, on
+// the epoll and the io_uring reactor.
+#include <doctest/doctest.h>
+
+#include "script_runner.hpp"
+
+namespace {
+
+/// The default configuration with `reactor` as the reactor.
+rtkit::runtime_config with_reactor(const std::string& reactor) {
+    rtkit::runtime_config config;
+    config.reactor.preference = {reactor};
+    return config;
+}
+
+const char* const echo_script = R"(let l = listen "127.0.0.1:0"
+assert l.port > 0
+spawn server {
+    repeat 3 {
+        let c = accept l
+        spawn handler {
+            let data = read c
+            while data != "" {
+                write c data
+                data = read c
+            }
+            close c
+        }
+    }
+    close l
+}
+let replies = channel(3)
+repeat 3 as i {
+    spawn client {
+        let s = connect l.address
+        assert s.peer == l.address
+        write s "hello " + i
+        let reply = read s
+        close s
+        send replies reply
+    }
+}
+join_all
+close replies
+let r = recv replies
+while r != none {
+    print r
+    r = recv replies
+}
+)";
+
+}  // namespace
+
+TEST_CASE("a TCP echo server and its clients - on epoll and on io_uring") {
+    for (const std::string reactor : {"epoll", "uring"}) {
+        CAPTURE(reactor);
+        const auto r = run_script(echo_script, {}, with_reactor(reactor));
+        CHECK(r.err == "");
+        CHECK(sorted_lines(r.out) == std::vector<std::string>{"hello 0", "hello 1", "hello 2"});
+    }
+}
+
+TEST_CASE("IPv6 loopback works too") {
+    const auto r = run_script(R"(let l = listen "[::1]:0"
+spawn server {
+    let c = accept l
+    write c "over v6"
+    close c
+}
+let s = connect l.address
+print read s read s == ""
+)");
+    CHECK(r.err == "");
+    CHECK(r.out == "over v6 true\n");
+}
+
+TEST_CASE("only loopback addresses - bad ones are named") {
+    CHECK(first_error(run_script("let l = listen \"0.0.0.0:0\"\n")) ==
+          "1:9: error: listen: '0.0.0.0:0' is not a loopback address: scripts may only use "
+          "127.0.0.1 and [::1]");
+    CHECK(first_error(run_script("let s = connect \"10.1.2.3:80\"\n")) ==
+          "1:9: error: connect: '10.1.2.3:80' is not a loopback address: scripts may only use "
+          "127.0.0.1 and [::1]");
+    CHECK(first_error(run_script("let l = listen \"localhost\"\n"))
+              .rfind("1:9: error: listen: bad address 'localhost': ", 0) == 0);
+    CHECK(first_error(run_script("let l = listen 80\n")) ==
+          "1:16: error: listen needs a string, not an integer");
+}
+
+TEST_CASE("socket errors are runtime errors with the position") {
+    // A port nobody listens on: bind one, close it, connect to it.
+    const auto refused = run_script(R"(let l = listen "127.0.0.1:0"
+let address = l.address
+close l
+let s = connect address
+)");
+    CHECK(refused.failed);
+    CHECK(first_error(refused).rfind("4:9: error: ", 0) == 0);
+    CHECK(refused.err.find("refused") != std::string::npos);
+
+    const auto in_use = run_script(R"(let l = listen "127.0.0.1:0"
+let again = listen l.address
+)");
+    CHECK(first_error(in_use).rfind("2:13: error: ", 0) == 0);
+    CHECK(in_use.err.find("in use") != std::string::npos);
+}
+
+TEST_CASE("closed sockets: operations fail by name - closing twice too") {
+    const auto r = run_script(R"(let l = listen "127.0.0.1:0"
+spawn server {
+    let c = accept l
+    close c
+}
+let s = connect l.address
+print "end of stream:" read s == ""
+close s
+let w = spawn writer {
+    write s "late"
+}
+print (join w).message
+close l
+close l
+)");
+    CHECK(r.failed);
+    CHECK(r.out.rfind("end of stream: true\nwrite on a closed stream (127.0.0.1:", 0) == 0);
+    CHECK(first_error(r).rfind("14:1: error: the listener (127.0.0.1:", 0) == 0);
+}
+
+TEST_CASE("close ends a wait in accept or read in another task") {
+    for (const std::string reactor : {"epoll", "uring"}) {
+        CAPTURE(reactor);
+        const auto r = run_script(R"(let l = listen "127.0.0.1:0"
+let accepted = channel(1)
+let acceptor = spawn acceptor {
+    let c = accept l
+    send accepted c
+    let second = accept l
+}
+let client = connect l.address
+let c = recv accepted
+let reader = spawn reader {
+    print "read gave" read c == ""
+}
+yield
+close c
+join reader
+close l
+print (join acceptor).message
+)",
+                                  {}, with_reactor(reactor));
+        CHECK(r.err == "");
+        CHECK(r.out.rfind("read gave true\naccept on a closed listener (127.0.0.1:", 0) == 0);
+    }
+}

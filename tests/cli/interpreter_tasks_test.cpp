@@ -1,0 +1,375 @@
+// Tasks in the interpreter: spawn, join and outcomes, cancel, join_all,
+// race, region, structured ends, and how failures travel and are reported.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "script_runner.hpp"
+
+TEST_CASE("join gives the outcome - ok with the value the task returned") {
+    const auto r = run_script(R"(let h = spawn worker {
+    sleep 5ms
+    return 6 * 7
+}
+let o = join h
+print o o.status o.ok o.value o.message == ""
+print h h.name h.finished
+spawn nothing {
+}
+print join nothing
+)");
+    CHECK(r.err == "");
+    CHECK(r.out == "ok(42) ok true 42 true\ntask worker worker true\nok(none)\n");
+}
+
+TEST_CASE("join of a failed task - error from fail - panicked from a runtime error") {
+    const auto r = run_script(R"(let a = spawn quitter {
+    fail "no more"
+}
+let b = spawn crasher {
+    print 1 / 0
+}
+let oa = join a
+let ob = join b
+print oa.status oa.message
+print ob.status ob.message
+print (join a).ok
+)");
+    CHECK_FALSE(r.failed);  // the script looked at both outcomes
+    CHECK(r.err == "");
+    CHECK(r.out == "error no more\npanicked division by zero\nfalse\n");
+}
+
+TEST_CASE("a join statement fails the joiner like the task - reported once with the task") {
+    const auto r = run_script(R"(let h = spawn crasher {
+    print 1 % 0
+}
+join h
+print "not reached"
+)");
+    CHECK(r.failed);
+    CHECK(r.out == "");
+    CHECK(r.err ==
+          "i.rts:2:13: error: remainder by zero\n"
+          "      print 1 % 0\n"
+          "              ^\n"
+          "i.rts:1:9: note: in task 'crasher', spawned here\n");
+}
+
+TEST_CASE("a failed task nobody joined fails its spawner at its end - never lost") {
+    const auto r = run_script(R"(spawn outer {
+    spawn inner {
+        fail "inner gave up"
+    }
+    print "outer body done"
+}
+print "root body done"
+)");
+    CHECK(r.failed);
+    CHECK(sorted_lines(r.out) == std::vector<std::string>{"outer body done", "root body done"});
+    CHECK(r.err ==
+          "i.rts:3:9: error: inner gave up\n"
+          "          fail \"inner gave up\"\n"
+          "          ^\n"
+          "i.rts:2:5: note: in task 'inner', spawned here by task 'outer'\n");
+}
+
+TEST_CASE("a task ends after every task it spawned - spawned tasks see copies") {
+    const auto r = run_script(R"(let total = 1
+spawn outer {
+    spawn inner {
+        sleep 20ms
+        total = total + 100
+        print "inner done" total
+    }
+    total = total + 10
+    print "outer body done" total
+}
+join outer
+print "outer joined, so inner is done too; total is still" total
+)");
+    CHECK_FALSE(r.failed);
+    CHECK(r.out ==
+          "outer body done 11\ninner done 101\nouter joined, so inner is done too; total is "
+          "still 1\n");
+}
+
+TEST_CASE("spawn of a function - and of a name in a loop - each its own task") {
+    const auto r = run_script(R"(fn square(n) {
+    return n * n
+}
+let sum = 0
+let results = channel(3)
+repeat 3 as i {
+    send results spawn square(i + 1)
+}
+close results
+let h = recv results
+while h != none {
+    sum = sum + (join h).value
+    h = recv results
+}
+print "sum" sum
+repeat 2 as i {
+    spawn worker {
+        print "worker" i
+    }
+    join worker
+}
+)");
+    CHECK(r.err == "");
+    CHECK(r.out == "sum 14\nworker 0\nworker 1\n");
+}
+
+TEST_CASE("spawn NAME declares NAME in the block - twice is an error before the task starts") {
+    const auto r =
+        run_script("spawn t {\n    print \"first\"\n}\nspawn t {\n    print \"second\"\n}\n");
+    CHECK(r.failed);
+    CHECK(r.out.find("second") == std::string::npos);
+    CHECK(first_error(r).rfind("4:1: error: variable 't' is already declared in this block", 0) ==
+          0);
+}
+
+TEST_CASE("cancel stops a task at its wait with the reason - cancelled is not a failure") {
+    const auto r = run_script(R"(let started = channel(1)
+let h = spawn sleeper {
+    send started true
+    sleep 10s
+    print "never"
+}
+recv started
+cancel h "no longer needed"
+let o = join h
+print o.status o.message
+cancel h "again: nothing happens"
+let plain = spawn other {
+    sleep 10s
+}
+cancel plain
+join plain
+print (join plain).message
+)");
+    CHECK_FALSE(r.failed);
+    CHECK(r.out == "cancelled no longer needed\ncancelled\n");
+}
+
+TEST_CASE("cancelling a task cancels the tasks it spawned") {
+    const auto r = run_script(R"(let ready = channel(1)
+let h = spawn parent {
+    spawn child {
+        send ready true
+        sleep 10s
+        print "child never"
+    }
+    sleep 10s
+}
+recv ready
+cancel h "stop the tree"
+print (join h).status
+)");
+    CHECK_FALSE(r.failed);
+    CHECK(r.out == "cancelled\n");
+}
+
+TEST_CASE("a task that never waits is cancelled at its next statement") {
+    // Cancelled before it ever ran: without a check at each statement it
+    // would loop until the step budget ran out.
+    const auto r = run_script(R"(let h = spawn busy {
+    loop {
+    }
+}
+cancel h "enough"
+print (join h).message
+)");
+    CHECK(r.err == "");
+    CHECK(r.out == "enough\n");
+}
+
+TEST_CASE("join_all waits for all - gives the worst outcome - without arguments all unjoined") {
+    const auto r = run_script(R"(let a = spawn one {
+    sleep 10ms
+}
+let b = spawn two {
+    fail "two failed"
+}
+let c = spawn three {
+    print 1 / 0
+}
+let o = join_all(a, b)
+print o.status o.message
+let all = join_all
+print all.status all.message
+spawn four {
+    sleep 1ms
+}
+spawn five {
+}
+print join_all
+)");
+    CHECK(r.err == "");
+    CHECK(r.out == "error two failed\npanicked division by zero\nok(none)\n");
+}
+
+TEST_CASE("a join_all statement fails like its worst task") {
+    const auto r = run_script(R"(spawn fine {
+}
+spawn bad {
+    fail "bad one"
+}
+join_all
+print "not reached"
+)");
+    CHECK(r.failed);
+    CHECK(r.out == "");
+    CHECK(first_error(r) == "4:5: error: bad one");
+}
+
+TEST_CASE("race gives the first outcome - the losers are cancelled before it returns") {
+    const auto r = run_script(R"(let log = channel(10)
+let o = race {
+    sleep 10s
+    send log "slow finished"
+} or {
+    sleep 5ms
+    return "fast"
+} or {
+    recv log
+}
+print o.status o.value log.size
+let failing = race {
+    fail "first to fail"
+} or {
+    sleep 10s
+}
+print failing.status failing.message
+)");
+    CHECK(r.err == "");
+    CHECK(r.out == "ok fast 0\nerror first to fail\n");
+}
+
+TEST_CASE("a race statement whose winner failed fails the script") {
+    const auto r = run_script("race {\n    fail \"lost it\"\n} or {\n    sleep 10s\n}\n");
+    CHECK(r.failed);
+    CHECK(r.err.find("i.rts:2:5: error: lost it\n") == 0);
+    CHECK(r.err.find("note: in task 'race block 1', spawned here") != std::string::npos);
+}
+
+TEST_CASE("region waits for the tasks spawned inside it") {
+    const auto r = run_script(R"(region {
+    spawn a {
+        sleep 20ms
+        print "a done"
+    }
+    spawn b {
+        sleep 10ms
+        print "b done"
+    }
+}
+print "region done"
+)");
+    CHECK(r.err == "");
+    CHECK(r.out == "b done\na done\nregion done\n");
+}
+
+TEST_CASE("a region whose body fails cancels its tasks - then fails") {
+    const auto r = run_script(R"(let h = spawn job {
+    region {
+        spawn long {
+            sleep 10s
+            print "never"
+        }
+        yield
+        fail "body gave up"
+    }
+}
+let o = join h
+print o.status o.message
+)");
+    CHECK(r.err == "");
+    CHECK(r.out == "error body gave up\n");
+}
+
+TEST_CASE("a region whose task fails cancels the others at its end - the failure goes on") {
+    const auto r = run_script(R"(let h = spawn job {
+    region {
+        spawn slow {
+            sleep 10s
+            print "never"
+        }
+        spawn bad {
+            sleep 5ms
+            fail "bad gave up"
+        }
+    }
+    print "not reached"
+}
+let o = join h
+print "job:" o.status o.message
+)");
+    CHECK(r.err == "");
+    CHECK(r.out == "job: error bad gave up\n");
+}
+
+TEST_CASE("break - continue and return pass through a region") {
+    const auto r = run_script(R"(fn first_over(limit) {
+    let i = 0
+    loop {
+        region {
+            i = i + 1
+            if i > limit {
+                return i
+            }
+        }
+    }
+}
+print first_over(3)
+)");
+    CHECK(r.err == "");
+    CHECK(r.out == "4\n");
+}
+
+TEST_CASE("a second failure in a scope is printed where it stops - the first goes on") {
+    const auto r = run_script(R"(spawn a {
+    fail "first"
+}
+spawn b {
+    fail "second"
+}
+join a
+)");
+    CHECK(r.failed);
+    CHECK(r.err.find("i.rts:2:5: error: first\n") != std::string::npos);
+    CHECK(r.err.find("i.rts:5:5: error: second\n") != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '^') == 2);
+}
+
+TEST_CASE("errors in several tasks are each reported") {
+    const auto r = run_script(R"(spawn a {
+    print x
+}
+spawn b {
+    print y
+}
+)");
+    CHECK(r.failed);
+    CHECK(r.err.find("2:11: error: unknown variable 'x'") != std::string::npos);
+    CHECK(r.err.find("5:11: error: unknown variable 'y'") != std::string::npos);
+}
+
+TEST_CASE("yield lets the other ready tasks run") {
+    const auto r = run_script(R"(spawn a {
+    repeat 3 {
+        print "a"
+        yield
+    }
+}
+spawn b {
+    repeat 3 {
+        print "b"
+        yield
+    }
+}
+)");
+    CHECK_FALSE(r.failed);
+    CHECK(r.out == "a\nb\na\nb\na\nb\n");
+}
