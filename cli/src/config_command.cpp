@@ -138,7 +138,9 @@ config_commands add_config_command(CLI::App& app, config_options& options) {
 
     commands.check = config->add_subcommand(
         "check", "validate a TOML configuration (exit 0 when valid, 2 with its errors)");
-    commands.check->add_option("file", options.file, "the configuration (TOML)")->required();
+    commands.check->add_option("file", options.file, "the configuration (TOML)")
+        ->required()
+        ->type_name("FILE");
 
     commands.show = config->add_subcommand(
         "show",
@@ -154,6 +156,13 @@ config_commands add_config_command(CLI::App& app, config_options& options) {
 
     commands.print_default =
         config->add_subcommand("default", "print config/default.toml: every key with its default");
+    config->footer(
+        "Examples:\n  rtctl config check my.toml\n  rtctl config show my.toml --set "
+        "reactor.plugin=uring\n  rtctl config default");
+    commands.check->footer("Example:\n  rtctl config check examples/configs/io_uring.toml");
+    commands.show->footer(
+        "Example:\n  rtctl config show examples/configs/tuned.toml --set timer.wheel.tick_us=100");
+    commands.print_default->footer("Example:\n  rtctl config default > my.toml");
     return commands;
 }
 

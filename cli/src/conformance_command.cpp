@@ -36,8 +36,15 @@ int conformance_command(const conformance_options& options) {
     }
     const rtkit::conformance::report r =
         rtkit::conformance::run_conformance(options.plugin_file, table);
+    if (!r.load_error.empty()) {
+        // Name the file when the loader's message does not.
+        const std::string file = "'" + options.plugin_file.string() + "'";
+        std::cerr << "rtctl conformance: error: "
+                  << (r.load_error.find(file) == std::string::npos ? file + ": " : "")
+                  << r.load_error << '\n';
+        return exit_bad_input;
+    }
     std::cout << rtkit::conformance::format_report(r);
-    if (!r.load_error.empty()) return exit_bad_input;
     return r.passed() ? exit_ok : exit_failed;
 }
 
@@ -46,11 +53,17 @@ CLI::App* add_conformance_command(CLI::App& app, conformance_options& options) {
         "conformance",
         "run the conformance suite of a plugin file's kind against it (exit 0 all passed, "
         "1 failures, 2 cannot load)");
-    command->add_option("plugin", options.plugin_file, "the plugin file (.so)")->required();
+    command->add_option("plugin", options.plugin_file, "the plugin file (.so)")
+        ->required()
+        ->type_name("FILE");
     command
         ->add_option("--option,-o", options.options,
                      "a plugin option KEY=VALUE for every object the suite creates (repeatable)")
         ->allow_extra_args(false);
+    command->footer(
+        "Example:\n"
+        "  rtctl conformance build/release/lib/rtkit/plugins/rtkit_reactor_epoll.so\n"
+        "  rtctl conformance my_reactor.so -o events_per_poll=1");
     return command;
 }
 

@@ -3,14 +3,61 @@
 #include <iostream>
 
 #include "check_command.hpp"
+#include "completion_command.hpp"
 #include "config_command.hpp"
 #include "conformance_command.hpp"
 #include "exit_codes.hpp"
 #include "plugins_command.hpp"
 #include "run_command.hpp"
 
+namespace {
+
+/// "rtctl", "rtctl plugins", ... for the command `app` is.
+std::string command_path(const CLI::App& app) {
+    const CLI::App* parent = app.get_parent();
+    return parent ? command_path(*parent) + " " + app.get_name() : app.get_name();
+}
+
+/// When the parse stopped because a command was missing or unknown, the
+/// message that says so and lists the commands that exist; else "".
+std::string missing_command(const CLI::App& app) {
+    const CLI::App* level = &app;
+    while (true) {
+        const auto chosen = level->get_subcommands();
+        if (chosen.empty()) break;
+        level = chosen.front();
+    }
+    const auto known = level->get_subcommands([](const CLI::App*) { return true; });
+    if (known.empty()) return "";
+    std::string list;
+    for (const CLI::App* sub : known)
+        list += (list.empty() ? "" : ", ") + sub->get_name();
+    const std::string path = command_path(*level);
+    const std::string hint = " (see " + path + " --help)\n";
+    // The first word that no command took, wherever the parse left it.
+    std::string unknown;
+    for (const CLI::App* at = level; at && unknown.empty(); at = at->get_parent())
+        for (const std::string& word : at->remaining())
+            if (!word.empty() && word.front() != '-') {
+                unknown = word;
+                break;
+            }
+    if (unknown.empty()) {
+        if (level == &app)
+            return "rtctl: error: a command is needed; the commands are: " + list + hint;
+        return "rtctl: error: '" + path + "' needs a command; its commands are: " + list + hint;
+    }
+    if (level == &app)
+        return "rtctl: error: '" + unknown + "' is not a command; the commands are: " + list + hint;
+    return "rtctl: error: '" + unknown + "' is not a command of '" + path +
+           "'; its commands are: " + list + hint;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
     CLI::App app{"rtctl: run async scripts on an rtkit runtime built from TOML", "rtctl"};
+    app.set_version_flag("--version", std::string("rtctl ") + RTKIT_VERSION);
     app.require_subcommand(1);
 
     rtctl::run_options run;
@@ -23,14 +70,24 @@ int main(int argc, char** argv) {
     const rtctl::plugins_commands plugins_commands = rtctl::add_plugins_command(app, plugins);
     rtctl::conformance_options conformance;
     CLI::App* conformance_command = rtctl::add_conformance_command(app, conformance);
+    std::string shell;
+    CLI::App* completion_command = rtctl::add_completion_command(app, shell);
 
     app.footer(
+        "Each command's --help says more, with an example; cli/README.md describes them all and "
+        "the script language.\n"
         "Exit status: 0 success, 1 the script failed or the runtime could not start, "
         "2 bad input (usage, syntax or configuration).");
 
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
+        if (dynamic_cast<const CLI::RequiredError*>(&e)) {
+            if (const std::string message = missing_command(app); !message.empty()) {
+                std::cerr << message;
+                return rtctl::exit_bad_input;
+            }
+        }
         const int status = app.exit(e);
         return status == 0 ? rtctl::exit_ok : rtctl::exit_bad_input;
     }
@@ -42,5 +99,6 @@ int main(int argc, char** argv) {
     if (*config_commands.print_default) return rtctl::config_default_command();
     if (*plugins_commands.list) return rtctl::plugins_list_command(plugins);
     if (*plugins_commands.info) return rtctl::plugins_info_command(plugins);
+    if (*completion_command) return rtctl::completion_command(app, shell);
     return rtctl::exit_bad_input;
 }

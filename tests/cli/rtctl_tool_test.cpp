@@ -1,0 +1,130 @@
+// rtctl as a tool: its command line, help, version, completion and the
+// errors of commands it does not know. The real binary.
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "rtctl_process.hpp"
+
+TEST_CASE("an unknown command is named as such - with the list of commands") {
+    const auto r = run_rtctl({"frobnicate"});
+    CHECK(r.status == 2);
+    CHECK(r.out == "");
+    CHECK(r.err ==
+          "rtctl: error: 'frobnicate' is not a command; the commands are: run, check, config, "
+          "plugins, conformance, completion (see rtctl --help)\n");
+
+    const auto nested = run_rtctl({"plugins", "frob"});
+    CHECK(nested.status == 2);
+    CHECK(nested.err ==
+          "rtctl: error: 'frob' is not a command of 'rtctl plugins'; its commands are: list, info "
+          "(see rtctl plugins --help)\n");
+
+    const auto none = run_rtctl({});
+    CHECK(none.status == 2);
+    CHECK(none.err ==
+          "rtctl: error: a command is needed; the commands are: run, check, config, plugins, "
+          "conformance, completion (see rtctl --help)\n");
+}
+
+TEST_CASE("conformance of a file that is not a plugin - the error on stderr names the file") {
+    const auto r = run_rtctl({"conformance", "/etc/passwd"});
+    CHECK(r.status == 2);
+    CHECK(r.out == "");
+    CHECK(r.err.rfind("rtctl conformance: error: ", 0) == 0);
+    CHECK(r.err.find("'/etc/passwd'") != std::string::npos);
+    CHECK(r.err.find('\n') == r.err.size() - 1);
+}
+
+TEST_CASE("--version names the program and its version") {
+    const auto r = run_rtctl({"--version"});
+    CHECK(r.status == 0);
+    CHECK(r.out == std::string("rtctl ") + RTKIT_VERSION + "\n");
+}
+
+TEST_CASE("every command's --help says what it does - with an example") {
+    const std::vector<std::vector<std::string>> commands{{"run"},
+                                                         {"check"},
+                                                         {"config"},
+                                                         {"config", "check"},
+                                                         {"config", "show"},
+                                                         {"config", "default"},
+                                                         {"plugins"},
+                                                         {"plugins", "list"},
+                                                         {"plugins", "info"},
+                                                         {"conformance"},
+                                                         {"completion"}};
+    for (std::vector<std::string> command : commands) {
+        CAPTURE(command.back());
+        command.push_back("--help");
+        const auto r = run_rtctl(command);
+        CHECK(r.status == 0);
+        CHECK(r.out.find("Usage: rtctl " + command.front()) != std::string::npos);
+        CHECK(r.out.find("Example") != std::string::npos);
+    }
+    const auto top = run_rtctl({"--help"});
+    CHECK(top.out.find("Exit status: 0 success") != std::string::npos);
+}
+
+TEST_CASE("--config comes before or after the command's own words") {
+    const std::string config = "examples/configs/io_uring.toml";
+    const auto after = run_rtctl({"plugins", "list", "--config", config});
+    CHECK(after.status == 0);
+    CHECK(after.out.find("search path (in order):") != std::string::npos);
+    CHECK(run_rtctl({"plugins", "--config", config, "list"}).out == after.out);
+    CHECK(run_rtctl({"plugins", "info", "epoll", "-c", config}).status == 0);
+    const auto run_after = run_rtctl({"run", "examples/scripts/hello.rts", "--config", config});
+    const auto run_before = run_rtctl({"run", "--config", config, "examples/scripts/hello.rts"});
+    CHECK(run_after.status == 0);
+    CHECK(run_after.out == run_before.out);
+}
+
+namespace {
+
+/// What bash completes for `words` (the last one being completed) with the
+/// script of `rtctl completion bash` loaded.
+std::string complete(const std::string& completion_script, const std::string& words) {
+    char path[] = "/tmp/rtctl-completion-XXXXXX";
+    const int fd = mkstemp(path);
+    REQUIRE(fd >= 0);
+    REQUIRE(write(fd, completion_script.data(), completion_script.size()) ==
+            static_cast<ssize_t>(completion_script.size()));
+    close(fd);
+    const std::string command = "bash -c 'source " + std::string(path) + "; COMP_WORDS=(" + words +
+                                "); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _rtctl; echo "
+                                "\"${COMPREPLY[*]}\"'";
+    std::string output;
+    if (FILE* pipe = popen(command.c_str(), "r")) {
+        char buffer[4096];
+        while (const std::size_t n = fread(buffer, 1, sizeof buffer, pipe))
+            output.append(buffer, n);
+        pclose(pipe);
+    }
+    unlink(path);
+    return output;
+}
+
+}  // namespace
+
+TEST_CASE("completion bash completes commands - options - and files") {
+    const auto r = run_rtctl({"completion", "bash"});
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("complete -o filenames -F _rtctl rtctl") != std::string::npos);
+    CHECK(complete(r.out, "rtctl \"\"") == "run check config plugins conformance completion\n");
+    CHECK(complete(r.out, "rtctl pl") == "plugins\n");
+    CHECK(complete(r.out, "rtctl plugins \"\"") == "list info\n");
+    CHECK(complete(r.out, "rtctl run --ma") == "--max-steps\n");
+    CHECK(complete(r.out, "rtctl plugins list --c") == "--config\n");
+    CHECK(complete(r.out, "rtctl config check --s") == "--set\n");
+    CHECK(complete(r.out, "rtctl completion \"\"") == "bash\n");
+    CHECK(complete(r.out, "rtctl --ver") == "--version\n");
+    // Files where the command takes a file (run from the source directory).
+    CHECK(complete(r.out, "rtctl run examples/scripts/hel") == "examples/scripts/hello.rts\n");
+    CHECK(complete(r.out, "rtctl run x.rts --config examples/configs/io_") ==
+          "examples/configs/io_uring.toml\n");
+    CHECK(run_rtctl({"completion", "zsh"}).status == 2);
+}
