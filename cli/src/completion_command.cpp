@@ -19,10 +19,11 @@ struct level {
     std::string words;                      ///< positional words: "" for none, "FILES", or a list
 };
 
-/// The words the positional argument of a command completes to, where they
-/// are a fixed list rather than files.
+/// The words the positional argument of a command completes to: files, a
+/// fixed list, or nothing ("") for a name that only the loader knows.
 std::string positional_words(const std::string& path) {
     if (path == "/completion") return "bash";
+    if (path == "/plugins/info") return "";
     return "FILES";
 }
 
