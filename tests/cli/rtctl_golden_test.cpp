@@ -7,44 +7,6 @@ namespace {
 const std::string scripts = "tests/cli/scripts/";
 }
 
-TEST_CASE("hello.rts: two tasks interleave their prints across real timers") {
-    const auto r = run_rtctl({"run", "examples/scripts/hello.rts"});
-    CHECK(r.err == "");
-    CHECK(r.status == 0);
-    CHECK(r.out ==
-          "hello from the root task\n"
-          "a: tick 1\n"
-          "b: tock 1\n"
-          "a: tick 2\n"
-          "b: tock 2\n"
-          "a: tick 3\n"
-          "b: tock 3\n"
-          "both done\n");
-}
-
-TEST_CASE("counting.rts: arithmetic - repeat - and tasks get copies of variables") {
-    const auto r = run_rtctl({"run", "examples/scripts/counting.rts"});
-    CHECK(r.err == "");
-    CHECK(r.status == 0);
-    CHECK(r.out ==
-          "sum of the squares of 1..10 = 385\n"
-          "mean: 38 remainder: 5\n"
-          "inside the task, total = 770\n"
-          "outside it, total is still 385\n"
-          "four steps and a bit take 1001500us\n");
-}
-
-TEST_CASE("fanout.rts: the script waits for tasks it never joined") {
-    const auto r = run_rtctl({"run", "examples/scripts/fanout.rts"});
-    CHECK(r.err == "");
-    CHECK(r.status == 0);
-    CHECK(r.out ==
-          "spawned three workers\n"
-          "worker 1 woke after 50ms\n"
-          "worker 2 woke after 100ms\n"
-          "worker 3 woke after 150ms\n");
-}
-
 TEST_CASE("a syntax error exits 2 with file:line:column - the line and a caret - running nothing") {
     const auto r = run_rtctl({"run", scripts + "syntax_error.rts"});
     CHECK(r.status == 2);

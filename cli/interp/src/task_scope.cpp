@@ -12,7 +12,7 @@ void task_scope::start(const std::shared_ptr<task_record>& record,
     {
         // Room for this child's entry now, so that child_finished never allocates.
         std::lock_guard guard(finished_lock_);
-        finished_.reserve(running_ + 1);
+        if (finished_.capacity() < running_ + 1) finished_.reserve(2 * (running_ + 1));
     }
     children_.emplace(record->sequence(), record);
     try {
@@ -35,9 +35,11 @@ void task_scope::child_finished(std::shared_ptr<task_record> record) noexcept {
 std::vector<std::shared_ptr<task_record>> task_scope::collect_finished() {
     std::vector<std::shared_ptr<task_record>> ended;
     {
+        // Moved out, keeping finished_'s room for the children still running.
         std::lock_guard guard(finished_lock_);
-        ended.swap(finished_);
-        finished_.reserve(running_);
+        ended.assign(std::make_move_iterator(finished_.begin()),
+                     std::make_move_iterator(finished_.end()));
+        finished_.clear();
     }
     std::vector<std::shared_ptr<task_record>> failed_unseen;
     for (std::shared_ptr<task_record>& record : ended) {

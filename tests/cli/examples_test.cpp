@@ -1,0 +1,128 @@
+// Every script of examples/scripts, run by the real rtctl, with its exact
+// output (sorted where the schedule decides the order).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <vector>
+
+#include "rtctl_process.hpp"
+
+namespace {
+
+/// Runs examples/scripts/NAME and checks that it succeeded quietly.
+rtctl_result run_example(const std::string& name, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args{"run", "examples/scripts/" + name};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const rtctl_result r = run_rtctl(args);
+    CHECK(r.err == "");
+    CHECK(r.status == 0);
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("hello.rts: two tasks interleave their prints across real timers") {
+    CHECK(run_example("hello.rts").out ==
+          "hello from the root task\n"
+          "a: tick 1\n"
+          "b: tock 1\n"
+          "a: tick 2\n"
+          "b: tock 2\n"
+          "a: tick 3\n"
+          "b: tock 3\n"
+          "both done\n");
+}
+
+TEST_CASE("counting.rts: arithmetic - repeat - and tasks get copies of variables") {
+    CHECK(run_example("counting.rts").out ==
+          "sum of the squares of 1..10 = 385\n"
+          "mean: 38 remainder: 5\n"
+          "inside the task, total = 770\n"
+          "outside it, total is still 385\n"
+          "four steps and a bit take 1001500us\n");
+}
+
+TEST_CASE("fanout.rts: fan out to tasks - join each - look at its outcome") {
+    CHECK(run_example("fanout.rts").out ==
+          "worker 1 gave 100\n"
+          "worker 2 gave 200\n"
+          "worker 3 ended with error: worker 3 found nothing\n"
+          "worker 4 gave 400\n"
+          "worker 5 gave 500\n"
+          "total 1200\n");
+}
+
+TEST_CASE("pipeline.rts: stages joined by channels - closing ends the next stage") {
+    CHECK(run_example("pipeline.rts").out ==
+          "the squarers handled 10 numbers\n"
+          "sum of the squares of 1..10 = 385\n");
+}
+
+TEST_CASE("timeouts.rts: time limits - cancellation - race") {
+    CHECK(run_example("timeouts.rts").out ==
+          "quick work finished in time\n"
+          "slow work was cancelled after 20ms\n"
+          "no message within 10ms\n"
+          "worker: cancelled - not needed any more\n"
+          "race won by the fast way\n");
+}
+
+TEST_CASE("region.rts: a region whose task fails cancels the others") {
+    CHECK(run_example("region.rts").out ==
+          "region body done; waiting for its tasks\n"
+          "job ended: error - flaky lost its connection\n"
+          "part 2 done\n"
+          "part 1 done\n"
+          "part 0 done\n"
+          "all parts done\n");
+}
+
+TEST_CASE("tcp_echo.rts: an echo server and its clients - on epoll and on io_uring") {
+    for (const std::string reactor : {"epoll", "uring"}) {
+        CAPTURE(reactor);
+        CHECK(run_example("tcp_echo.rts", {"--set", "reactor.plugin=" + reactor}).out ==
+              "a got: hello from a\n"
+              "b got: hello from b\n"
+              "c got: hello from c\n");
+    }
+}
+
+TEST_CASE("the workload scripts W1 to W9 run at their small size with their checksums") {
+    const std::pair<std::string, std::string> workloads[] = {
+        {"w1_spawn_join_st.rts", "workload=spawn_join_st n=10000 checksum=49995000\n"},
+        {"w2_spawn_join_mt.rts", "workload=spawn_join_mt n=10000 checksum=49995000\n"},
+        {"w3_yield_storm.rts", "workload=yield_storm n=10000 checksum=100\n"},
+        {"w4_ping_pong.rts", "workload=ping_pong n=10000 checksum=10000\n"},
+        {"w5_timeout_ready.rts", "workload=timeout_ready n=10000 checksum=10000\n"},
+        {"w6_sleep_storm.rts", "workload=sleep_storm n=1000 checksum=50898 early=0\n"},
+        {"w7_tcp_echo.rts", "workload=tcp_echo n=800 checksum=800\n"},
+        {"w8_block_on_ready.rts", "workload=block_on_ready n=10000 checksum=10000\n"},
+        {"w9_timeout_pending.rts", "workload=timeout_pending n=10000 checksum=10000\n"},
+    };
+    for (const auto& [script, expected] : workloads) {
+        CAPTURE(script);
+        CHECK(run_example(script).out == expected);
+    }
+}
+
+TEST_CASE("every script in examples/scripts has a test here - and checks") {
+    // A new example must be added above; rtctl check must accept each one.
+    const std::vector<std::string> tested{
+        "counting.rts",         "fanout.rts",           "hello.rts",
+        "pipeline.rts",         "region.rts",           "tcp_echo.rts",
+        "timeouts.rts",         "w1_spawn_join_st.rts", "w2_spawn_join_mt.rts",
+        "w3_yield_storm.rts",   "w4_ping_pong.rts",     "w5_timeout_ready.rts",
+        "w6_sleep_storm.rts",   "w7_tcp_echo.rts",      "w8_block_on_ready.rts",
+        "w9_timeout_pending.rts"};
+    std::vector<std::string> found;
+    for (const auto& entry :
+         std::filesystem::directory_iterator(std::string(RTKIT_SOURCE_DIR) + "/examples/scripts"))
+        if (entry.path().extension() == ".rts") found.push_back(entry.path().filename().string());
+    std::sort(found.begin(), found.end());
+    CHECK(found == tested);
+    for (const std::string& script : found) {
+        CAPTURE(script);
+        CHECK(run_rtctl({"check", "examples/scripts/" + script}).status == 0);
+    }
+}
