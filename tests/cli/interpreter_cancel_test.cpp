@@ -45,6 +45,13 @@ TEST_CASE("cancelled in sleep - yield - a function call - a nested timeout") {
               .out == "in time\n");
 }
 
+TEST_CASE("a sleep too long for the clock waits until cancelled - never returns at once") {
+    CHECK(run_script(interrupted("", "sleep 9223372036s")).out == "cancelled\n");
+    CHECK(run_script(interrupted("", "sleep 9223372036854775807ns")).out == "cancelled\n");
+    CHECK(run_script(interrupted("", "timeout 9223372036s {\n    sleep 10s\n}")).out ==
+          "cancelled\n");
+}
+
 TEST_CASE("cancelled in recv - a value sent afterwards is still there") {
     const auto r = run_script(
         interrupted("let c = channel(1)\n", "recv c", "send c 7\nprint recv c c.size\n"));
