@@ -94,7 +94,9 @@ std::string complete(const std::string& completion_script, const std::string& wo
     REQUIRE(write(fd, completion_script.data(), completion_script.size()) ==
             static_cast<ssize_t>(completion_script.size()));
     close(fd);
-    const std::string command = "bash -c 'source " + std::string(path) + "; COMP_WORDS=(" + words +
+    // In the source directory, where the file names below are.
+    const std::string command = "cd " RTKIT_SOURCE_DIR " && bash -c 'source " + std::string(path) +
+                                "; COMP_WORDS=(" + words +
                                 "); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _rtctl; echo "
                                 "\"${COMPREPLY[*]}\"'";
     std::string output;
