@@ -24,18 +24,16 @@ std::string_view status_name(task_outcome::status s) noexcept {
 }
 
 std::shared_ptr<task_outcome> task_outcome::ok(value result) {
-    return std::make_shared<task_outcome>(status::ok, std::move(result), std::string(), nullptr);
+    return std::make_shared<task_outcome>(std::move(result));
 }
 
 std::shared_ptr<task_outcome> task_outcome::failed(status kind, std::string message,
                                                    std::exception_ptr failure) {
-    return std::make_shared<task_outcome>(kind, std::monostate{}, std::move(message),
-                                          std::move(failure));
+    return std::make_shared<task_outcome>(kind, std::move(message), std::move(failure));
 }
 
 std::shared_ptr<task_outcome> task_outcome::cancelled(std::string reason) {
-    return std::make_shared<task_outcome>(status::cancelled, std::monostate{}, std::move(reason),
-                                          nullptr);
+    return std::make_shared<task_outcome>(status::cancelled, std::move(reason), nullptr);
 }
 
 std::string task_outcome::display() const {

@@ -63,11 +63,11 @@ class task_outcome final : public object {
     value field(std::string_view name, source_pos where) const override;
     void release_values() noexcept override { result_ = std::monostate{}; }
 
-    task_outcome(status s, value result, std::string message, std::exception_ptr failure)
-        : status_(s),
-          result_(std::move(result)),
-          message_(std::move(message)),
-          failure_(std::move(failure)) {}
+    /// ok with `result`.
+    explicit task_outcome(value result) : status_(status::ok), result_(std::move(result)) {}
+    /// Any other state (its value is none).
+    task_outcome(status s, std::string message, std::exception_ptr failure)
+        : status_(s), message_(std::move(message)), failure_(std::move(failure)) {}
 
   private:
     status status_;
