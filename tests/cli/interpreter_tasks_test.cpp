@@ -53,7 +53,9 @@ print "not reached"
           "i.rts:2:13: error: remainder by zero\n"
           "      print 1 % 0\n"
           "              ^\n"
-          "i.rts:1:9: note: in task 'crasher', spawned here\n");
+          "i.rts:1:9: note: in task 'crasher', spawned here\n"
+          "  let h = spawn crasher {\n"
+          "          ^\n");
 }
 
 TEST_CASE("a failed task nobody joined fails its spawner at its end - never lost") {
@@ -71,7 +73,9 @@ print "root body done"
           "i.rts:3:9: error: inner gave up\n"
           "          fail \"inner gave up\"\n"
           "          ^\n"
-          "i.rts:2:5: note: in task 'inner', spawned here by task 'outer'\n");
+          "i.rts:2:5: note: in task 'inner', spawned here by task 'outer'\n"
+          "      spawn inner {\n"
+          "      ^\n");
 }
 
 TEST_CASE("a task ends after every task it spawned - spawned tasks see copies") {
@@ -340,7 +344,7 @@ join a
     CHECK(r.failed);
     CHECK(r.err.find("i.rts:2:5: error: first\n") != std::string::npos);
     CHECK(r.err.find("i.rts:5:5: error: second\n") != std::string::npos);
-    CHECK(std::count(r.err.begin(), r.err.end(), '^') == 2);
+    CHECK(std::count(r.err.begin(), r.err.end(), '^') == 4);  // each error and its task
 }
 
 TEST_CASE("errors in several tasks are each reported") {
@@ -372,4 +376,64 @@ spawn b {
 )");
     CHECK_FALSE(r.failed);
     CHECK(r.out == "a\nb\na\nb\na\nb\n");
+}
+
+TEST_CASE("a script whose tasks all wait for each other ends with a deadlock error") {
+    const auto r = run_script(R"(let c = channel(1)
+spawn worker {
+    let d = channel(1)
+    recv d
+}
+recv c
+)");
+    CHECK(r.failed);
+    CHECK(r.err ==
+          "error: deadlock: every task waits for another one (on a channel, a join, a semaphore "
+          "or the end of the tasks it spawned), so none can go on\n"
+          "i.rts:4:5: note: task 'worker' waits here\n"
+          "      recv d\n"
+          "      ^\n"
+          "i.rts:6:1: note: the top level waits here\n"
+          "  recv c\n"
+          "  ^\n");
+
+    // Two tasks joining each other through a channel of handles; a full channel; a semaphore.
+    const std::string stuck[] = {
+        "let handles = channel(2)\nlet a = spawn a {\n    join recv handles\n}\nsend handles "
+        "a\njoin a\n",
+        "let c = channel(1)\nsend c 1\nsend c 2\n",
+        "let m = semaphore(1)\nacquire m {\n    acquire m {\n    }\n}\n",
+        "let c = channel(1)\nlet o = race {\n    recv c\n} or {\n    recv c\n}\n",
+    };
+    for (const std::string& text : stuck) {
+        CAPTURE(text);
+        const auto s = run_script(text);
+        CHECK(s.failed);
+        CHECK(s.err.rfind("error: deadlock: ", 0) == 0);
+    }
+}
+
+TEST_CASE("waits that a timer or a socket can end are not a deadlock") {
+    const auto r = run_script(R"(let c = channel(1)
+timeout 400ms {
+    recv c
+} else {
+    print "the timeout ended the wait"
+}
+spawn sleeper {
+    sleep 400ms
+    send c "woken"
+}
+print recv c
+let l = listen "127.0.0.1:0"
+spawn late_client {
+    sleep 400ms
+    let s = connect l.address
+    write s "hello"
+}
+let conn = accept l
+print read conn
+)");
+    CHECK(r.err == "");
+    CHECK(r.out == "the timeout ended the wait\nwoken\nhello\n");
 }

@@ -195,13 +195,15 @@ TEST_CASE("the step budget ends a loop that never waits - once - with the task n
           "it)\n"
           "      loop {\n"
           "      ^\n"
-          "i.rts:1:1: note: in task 'spinner', spawned here\n");
+          "i.rts:1:1: note: in task 'spinner', spawned here\n"
+          "  spawn spinner {\n"
+          "  ^\n");
 
     // Even while another task waits for ever: the budget stops the whole script.
     const auto waiting =
         run_script("spawn spinner {\n    loop {\n    }\n}\nlet c = channel(1)\nrecv c\n", small);
     CHECK(waiting.failed);
-    CHECK(std::count(waiting.err.begin(), waiting.err.end(), '\n') == 4);
+    CHECK(std::count(waiting.err.begin(), waiting.err.end(), '\n') == 6);
 
     rtkit::interp::interpreter_options unlimited;
     unlimited.max_steps = 0;

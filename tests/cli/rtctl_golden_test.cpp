@@ -27,7 +27,9 @@ TEST_CASE("a runtime error inside a spawned task is reported with its position a
                        "      print \"never\" 1 / zero\n"
                        "                      ^\n" +
                        scripts +
-                       "division_by_zero.rts:2:1: note: in task 'worker', spawned here\n");
+                       "division_by_zero.rts:2:1: note: in task 'worker', spawned here\n"
+                       "  spawn worker {\n"
+                       "  ^\n");
 }
 
 TEST_CASE("joining an unknown task is a runtime error that suggests the right name") {

@@ -38,8 +38,11 @@ rtkit::task<void> engine::run() {
         top_ = top;
         if (stopped_) top_->cancel(*stopped_);
     }
+    rtkit::join_handle<void> watch = rtkit::spawn(watch_for_deadlock());
     const std::shared_ptr<script::task_outcome> outcome = co_await top->join();
     co_await top->take_handle();  // its very end, frame and all
+    watch.cancel();
+    co_await std::move(watch);
     if (outcome->is_failure()) report(outcome->failure());
     if (outcome->state() == script::task_outcome::status::cancelled && errors_.load() == 0)
         report(std::make_exception_ptr(
@@ -75,16 +78,18 @@ void engine::print_line(const std::string& line) {
 }
 
 void engine::report(const std::exception_ptr& failure) {
-    std::string text;
     try {
         std::rethrow_exception(failure);
     } catch (const script_failure& f) {
-        text = format_failure(f);
+        report_text(format_failure(f));
     } catch (const std::exception& e) {
-        text = std::string("error: ") + e.what() + '\n';
+        report_text(std::string("error: ") + e.what() + '\n');
     } catch (...) {
-        text = "error: an unknown exception\n";
+        report_text("error: an unknown exception\n");
     }
+}
+
+void engine::report_text(const std::string& text) {
     std::lock_guard guard(output_lock_);
     out_.flush();  // what the script printed before the error comes first
     err_ << text << std::flush;
@@ -123,6 +128,32 @@ void engine::track(const std::shared_ptr<script::object>& o) {
 
 std::chrono::nanoseconds engine::elapsed() const {
     return rtkit::now() - start_;
+}
+
+rtkit::task<void> engine::watch_for_deadlock() {
+    // A task that was just woken takes a step as soon as it runs, so two
+    // looks a period apart with no step between them rule that case out.
+    constexpr auto period = std::chrono::milliseconds(100);
+    std::uint64_t steps_seen = steps_.load(std::memory_order_relaxed);
+    int quiet_looks = 0;
+    while (true) {
+        co_await rtkit::sleep(period);
+        const std::uint64_t steps = steps_.load(std::memory_order_relaxed);
+        const auto stuck = deadlocks_.stuck();
+        quiet_looks = !stuck.empty() && steps == steps_seen ? quiet_looks + 1 : 0;
+        steps_seen = steps;
+        if (quiet_looks < 2) continue;
+        std::string text =
+            "error: deadlock: every task waits for another one (on a channel, a join, a "
+            "semaphore or the end of the tasks it spawned), so none can go on\n";
+        for (const auto& [task, where] : stuck)
+            text +=
+                script::format_note(where, task->parent ? "task '" + task->name + "' waits here"
+                                                        : std::string("the top level waits here"));
+        report_text(text);
+        stop("deadlock");
+        co_return;
+    }
 }
 
 }  // namespace rtkit::interp

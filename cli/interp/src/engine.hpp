@@ -1,8 +1,9 @@
 #pragma once
 // rtkit::interp::engine: runs one script on the runtime whose task polls it.
 // Its member functions are spread over the files of this folder by concept:
-// engine.cpp (the run, output, errors, the step budget), tasks.cpp (task
-// bodies, scopes, spawn, join, race), statements.cpp, expressions.cpp.
+// engine.cpp (the run, output, errors, the step budget, the deadlock watch),
+// tasks.cpp (task bodies, scopes, spawn, join_all, race), statements.cpp,
+// expressions.cpp.
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -16,6 +17,7 @@
 #include <rtkit/task.hpp>
 #include <rtkit/time.hpp>
 
+#include "deadlock_watch.hpp"
 #include "rtkit/interp/interpreter.hpp"
 #include "rtkit/script/ast.hpp"
 #include "rtkit/script/environment.hpp"
@@ -32,8 +34,7 @@ enum class flow { next, break_loop, continue_loop, returned };
 
 /// One script task while it runs: who it is, and its open scopes (its body's,
 /// then one per `region` it is inside; spawns go to the innermost).
-struct task_state {
-    std::shared_ptr<const task_identity> identity;
+struct task_state : task_waits {
     rtkit::cx context;  ///< the task's, for its cancellation checks
     std::vector<task_scope*> scopes;
     unsigned call_depth = 0;
@@ -66,6 +67,8 @@ class engine {
     /// Prints a failure (what a task threw) that reached a place where it
     /// goes no further.
     void report(const std::exception_ptr& failure);
+    /// Prints an error's text (ending with a newline) and counts it.
+    void report_text(const std::string& text);
     /// Counts one step of `task`, and is a cancellation point (so a task that
     /// never waits can still be cancelled). The step past the budget reports
     /// the error (at `where`) and stops the script; it and every later one
@@ -75,6 +78,11 @@ class engine {
     /// between objects once the script ended.
     void track(const std::shared_ptr<script::object>& o);
     std::chrono::nanoseconds elapsed() const;
+    /// While the script runs: stops it with an error when deadlocks_ finds
+    /// it stuck at two looks in a row, with no statement run between them.
+    rtkit::task<void> watch_for_deadlock();
+    /// What the watch knows of the script's tasks.
+    deadlock_watch& deadlocks() noexcept { return deadlocks_; }
 
     // ---- tasks.cpp ----
     /// A task's body (the root's, a spawned block's, a spawned function's, a
@@ -89,7 +97,8 @@ class engine {
                                      task_scope& scope);
     rtkit::task<script::value> spawn(frame& f, const script::spawn_expr& s,
                                      script::source_pos where);
-    rtkit::task<script::value> join_all(frame& f, const script::builtin_expr& b);
+    rtkit::task<script::value> join_all(frame& f, const script::builtin_expr& b,
+                                        script::source_pos where);
     rtkit::task<script::value> race(frame& f, const script::race_expr& r, script::source_pos where);
 
     // ---- statements.cpp ----
@@ -115,6 +124,7 @@ class engine {
     std::mutex output_lock_;  ///< tasks may print from several threads
     std::atomic<std::size_t> errors_{0};
     std::atomic<std::uint64_t> steps_{0};
+    deadlock_watch deadlocks_;
     std::mutex top_lock_;
     std::shared_ptr<task_record> top_;    ///< the top-level task, guarded by top_lock_
     std::optional<std::string> stopped_;  ///< a stop() before run(), guarded by top_lock_

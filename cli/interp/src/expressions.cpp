@@ -84,7 +84,7 @@ rtkit::task<script::value> engine::call(frame& f, const script::call_expr& c,
 rtkit::task<script::value> engine::builtin(frame& f, const script::builtin_expr& b,
                                            script::source_pos where) {
     using script::builtin;
-    if (b.op == builtin::join_all) co_return co_await join_all(f, b);
+    if (b.op == builtin::join_all) co_return co_await join_all(f, b, where);
     const script::expr& operand_expr = b.operands.front();
     const script::value operand = co_await evaluate(f, operand_expr);
     const std::string_view what = script::spelling(b.op);
@@ -92,11 +92,13 @@ rtkit::task<script::value> engine::builtin(frame& f, const script::builtin_expr&
     switch (b.op) {
         case builtin::join: {
             const auto task = object_operand<task_record>(operand, what, "a task", at);
+            const deadlock_watch::waiting waiting(deadlocks(), f.task, where);
             std::shared_ptr<script::object> outcome = co_await task->join();
             co_return outcome;
         }
         case builtin::recv: {
             const auto channel = object_operand<channel_object>(operand, what, "a channel", at);
+            const deadlock_watch::waiting waiting(deadlocks(), f.task, where);
             script::value received = co_await channel->recv();
             co_return received;
         }

@@ -38,8 +38,10 @@ class script_failure : public std::exception {
 };
 
 /// The diagnostic (see script::format_diagnostic), followed by a note that
-/// names the task when it is not the root:
+/// names the task when it is not the root, at its spawn:
 ///   FILE:LINE:COLUMN: note: in task 'worker', spawned here
+///     spawn worker {
+///     ^
 std::string format_failure(const script_failure& failure);
 
 }  // namespace rtkit::interp

@@ -228,6 +228,12 @@ rtkit::task<flow> engine::run_statement(frame& f, const script::stmt& s) {
     } else if (const auto* n = std::get_if<timeout_stmt>(&s.node)) {
         const value v = co_await evaluate(f, n->limit);
         const auto limit = duration_operand(v, "timeout", n->limit.where);
+        // Waits inside end on their own when the time runs out: not a deadlock.
+        ++f.task.timeouts;
+        struct leave_timeout {
+            task_state& task;
+            ~leave_timeout() { --task.timeouts; }
+        } leave{f.task};
         const std::optional<flow> ended = co_await rtkit::timeout(limit, run_block(f, n->body));
         if (ended) co_return *ended;
         if (n->otherwise) co_return co_await run_block(f, *n->otherwise);
@@ -235,13 +241,18 @@ rtkit::task<flow> engine::run_statement(frame& f, const script::stmt& s) {
         const value v = co_await evaluate(f, n->semaphore);
         const auto semaphore =
             object_operand<semaphore_object>(v, "acquire", "a semaphore", n->semaphore.where);
-        const auto permit = co_await semaphore->gate().acquire(1);
+        std::optional<rtkit::sync::semaphore_permit> permit;
+        {
+            const deadlock_watch::waiting waiting(deadlocks(), f.task, s.where);
+            permit = co_await semaphore->gate().acquire(1);
+        }
         co_return co_await run_block(f, n->body);
     } else if (const auto* n = std::get_if<send_stmt>(&s.node)) {
         const value target = co_await evaluate(f, n->channel);
         const auto channel =
             object_operand<channel_object>(target, "send", "a channel", n->channel.where);
         value v = co_await evaluate(f, n->value);
+        const deadlock_watch::waiting waiting(deadlocks(), f.task, s.where);
         co_await channel->send(std::move(v), s.where);
     } else if (const auto* n = std::get_if<close_stmt>(&s.node)) {
         const value target = co_await evaluate(f, n->target);

@@ -46,7 +46,8 @@ std::shared_ptr<script::task_outcome> worst_of(
 rtkit::task<script::value> engine::run_task(std::shared_ptr<const task_identity> identity,
                                             const script::block& body, script::environment env,
                                             std::shared_ptr<task_record> record) {
-    task_state state{identity, rtkit::cx::current(), {}, 0};
+    task_state state{{identity, {}, 0}, rtkit::cx::current(), {}, 0};
+    const deadlock_watch::task_alive alive(deadlocks(), state);
     frame f{state, std::move(env), std::monostate{}};
     // The outcome is published by the body itself, whatever way it ends, and
     // the exception goes on to the runtime, whose outcome then agrees.
@@ -105,7 +106,10 @@ rtkit::task<flow> engine::run_scope_body(rtkit::cx region, frame& f, const scrip
         ~pop_scope() { task.scopes.pop_back(); }
     } pop{f.task};
     const flow ended = co_await run_block(f, body);
-    co_await scope.close();
+    {
+        const deadlock_watch::waiting waiting(deadlocks(), f.task, body.where);
+        co_await scope.close();
+    }
     co_return ended;
 }
 
@@ -133,7 +137,8 @@ rtkit::task<script::value> engine::spawn(frame& f, const script::spawn_expr& s,
     co_return std::shared_ptr<script::object>(record);
 }
 
-rtkit::task<script::value> engine::join_all(frame& f, const script::builtin_expr& b) {
+rtkit::task<script::value> engine::join_all(frame& f, const script::builtin_expr& b,
+                                            script::source_pos where) {
     std::vector<std::shared_ptr<task_record>> tasks;
     if (b.operands.empty()) {
         tasks = f.task.scopes.back()->unobserved();
@@ -144,6 +149,7 @@ rtkit::task<script::value> engine::join_all(frame& f, const script::builtin_expr
         }
     }
     std::vector<std::shared_ptr<script::task_outcome>> outcomes;
+    const deadlock_watch::waiting waiting(deadlocks(), f.task, where);
     for (const auto& task : tasks) {
         auto outcome = co_await task->join();
         outcomes.push_back(std::move(outcome));
@@ -164,7 +170,11 @@ rtkit::task<script::value> engine::race(frame& f, const script::race_expr& r,
     }
     // rtkit::race runs them in a region of their own, cancels the losers and
     // waits for them to end before it returns.
-    rtkit::outcome<script::value> first = co_await rtkit::race(std::move(blocks));
+    rtkit::outcome<script::value> first;
+    {
+        const deadlock_watch::waiting waiting(deadlocks(), f.task, where);
+        first = co_await rtkit::race(std::move(blocks));
+    }
     std::shared_ptr<script::task_outcome> winner;
     if (first.is_ok()) {
         winner = script::task_outcome::ok(first.value());

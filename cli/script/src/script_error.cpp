@@ -17,20 +17,30 @@ script_error::script_error(error_kind kind, source_pos where, std::string messag
       message_(std::move(message)),
       line_text_(where.file ? std::string(where.file->line_text(where.line)) : std::string()) {}
 
+namespace {
+
+/// The line and a caret under `column`, each indented by two spaces.
+std::string quote_line(const std::string& line, std::uint32_t column) {
+    std::string text = "  " + line + "\n  ";
+    // Copy tabs so the caret lines up however the terminal expands them.
+    for (std::uint32_t i = 0; i + 1 < column && i < line.size(); ++i)
+        text += line[i] == '\t' ? '\t' : ' ';
+    return text + "^\n";
+}
+
+}  // namespace
+
 std::string format_diagnostic(const script_error& error) {
     std::string text = error.what();
     text += '\n';
-    const source_pos& where = error.where();
-    if (where.line == 0) return text;
-    const std::string& line = error.line_text();
-    text += "  ";
-    text += line;
-    text += "\n  ";
-    // Copy tabs so the caret lines up however the terminal expands them.
-    for (std::uint32_t i = 0; i + 1 < where.column && i < line.size(); ++i)
-        text += line[i] == '\t' ? '\t' : ' ';
-    text += "^\n";
-    return text;
+    if (error.where().line == 0) return text;
+    return text + quote_line(error.line_text(), error.where().column);
+}
+
+std::string format_note(const source_pos& where, const std::string& message) {
+    std::string text = locate(where) + ": note: " + message + '\n';
+    if (where.line == 0 || !where.file) return text;
+    return text + quote_line(std::string(where.file->line_text(where.line)), where.column);
 }
 
 }  // namespace rtkit::script

@@ -36,4 +36,9 @@ class script_error : public std::runtime_error {
 /// compiler prints it; ends with a newline.
 std::string format_diagnostic(const script_error& error);
 
+/// "FILE:LINE:COLUMN: note: MESSAGE", then the line and a caret, as
+/// format_diagnostic lays out an error. Reads the line from the file, which
+/// must still be alive.
+std::string format_note(const source_pos& where, const std::string& message);
+
 }  // namespace rtkit::script

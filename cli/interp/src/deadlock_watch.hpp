@@ -1,0 +1,69 @@
+#pragma once
+// rtkit::interp::deadlock_watch: notices when every task of a script waits
+// for another one, so that none can go on and the script would hang.
+#include <cstddef>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "script_failure.hpp"
+
+namespace rtkit::interp {
+
+/// What the watch knows of one task: set by that task, read by the watch.
+struct task_waits {
+    std::shared_ptr<const task_identity> identity;
+    /// Where the task waits for another task, or line 0; guarded by the watch.
+    script::source_pos waiting_at;
+    /// Open `timeout` blocks: a wait inside one ends on its own (its timer
+    /// fires), so it does not count. Only the task itself touches this.
+    unsigned timeouts = 0;
+};
+
+/// Counts the tasks of a script and those that wait for another task: on a
+/// channel (send, recv), a join, a semaphore, a race or the end of the tasks
+/// of a scope. Only tasks of the script can end such a wait. When every task
+/// waits so, and no statement ran between two looks, the script is stuck.
+/// (A wait for a timer or a socket is not counted: something outside the
+/// tasks can end it.) Thread-safe.
+class deadlock_watch {
+  public:
+    /// Between a task's first and last statement.
+    class task_alive {
+      public:
+        task_alive(deadlock_watch& watch, task_waits& task);
+        ~task_alive();
+        task_alive(const task_alive&) = delete;
+        task_alive& operator=(const task_alive&) = delete;
+
+      private:
+        deadlock_watch& watch_;
+        task_waits& task_;
+    };
+
+    /// While `task` waits for another task at `where`.
+    class waiting {
+      public:
+        waiting(deadlock_watch& watch, task_waits& task, script::source_pos where);
+        ~waiting();
+        waiting(const waiting&) = delete;
+        waiting& operator=(const waiting&) = delete;
+
+      private:
+        deadlock_watch& watch_;
+        task_waits& task_;
+        bool counted_;
+    };
+
+    /// When every task waits for another: each one with where it waits.
+    /// Empty otherwise (or when there is no task).
+    std::vector<std::pair<std::shared_ptr<const task_identity>, script::source_pos>> stuck() const;
+
+  private:
+    mutable std::mutex lock_;
+    std::vector<task_waits*> tasks_;  ///< guarded by lock_
+    std::size_t waiting_ = 0;         ///< guarded by lock_
+};
+
+}  // namespace rtkit::interp
