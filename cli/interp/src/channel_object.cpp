@@ -30,7 +30,7 @@ rtkit::task<void> channel_object::send(script::value v, script::source_pos where
 rtkit::task<script::value> channel_object::recv() {
     auto turn = co_await receiving_.lock();
     std::optional<script::value> v = co_await receiver_.recv();
-    if (!v) co_return std::monostate{};
+    if (!v) co_return script::value();
     co_return std::move(*v);
 }
 

@@ -78,7 +78,7 @@ rtkit::task<script::value> engine::call(frame& f, const script::call_expr& c,
     } leave{f.task};
     const flow ended = co_await run_block(callee, function.body);
     if (ended == flow::returned) co_return std::move(callee.returned);
-    co_return std::monostate{};
+    co_return script::value();
 }
 
 rtkit::task<script::value> engine::builtin(frame& f, const script::builtin_expr& b,
