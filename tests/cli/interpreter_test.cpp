@@ -127,7 +127,7 @@ TEST_CASE("recursion without an end is an error - not a crash") {
     const auto r = run_script("fn down(n) {\n    return down(n + 1)\n}\nprint down(0)\n");
     CHECK(r.failed);
     CHECK(first_error(r) ==
-          "2:12: error: calls are nested too deeply (the limit is 1000): a recursion without an "
+          "2:12: error: calls are nested too deeply (the limit is 200): a recursion without an "
           "end?");
 }
 

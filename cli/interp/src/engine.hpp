@@ -38,6 +38,7 @@ struct task_state : task_waits {
     rtkit::cx context;  ///< the task's, for its cancellation checks
     std::vector<task_scope*> scopes;
     unsigned call_depth = 0;
+    unsigned since_pause = 0;  ///< statements and rounds since the last pause
 };
 
 /// The variables of a task's body or of a function call, and what `return` gave.
@@ -49,8 +50,25 @@ struct frame {
 
 class engine {
   public:
-    /// Function calls nest at most this deep (recursion has an end).
-    static constexpr unsigned max_call_depth = 1000;
+    /// Function calls nest at most this deep: recursion has an end, and so
+    /// has the native stack a failure unwinds through, one inline coroutine
+    /// after the other (see pause_period), in sanitizer builds too.
+    static constexpr unsigned max_call_depth = 200;
+
+    /// A task yields after this many statements and loop rounds. Each block,
+    /// statement and call is a coroutine awaited inline; where the compiler
+    /// does not make the transfer back to the awaiter a tail call (GCC with
+    /// the sanitizers), each one that completes without suspending nests a
+    /// native frame, and a loop of a thousand rounds would overflow the
+    /// stack. A real suspension returns the thread to the worker, and the
+    /// task resumes on a fresh stack. It also gives the other tasks a turn.
+    static constexpr unsigned pause_period = 64;
+    /// True (and counting again from zero) once `task` is due to pause.
+    static bool pause_due(task_state& task) noexcept {
+        if (++task.since_pause < pause_period) return false;
+        task.since_pause = 0;
+        return true;
+    }
 
     engine(const script::program& program, std::ostream& out, std::ostream& err,
            interpreter_options options)

@@ -74,6 +74,7 @@ std::shared_ptr<script::task_outcome> outcome_of(const script::expr& e, const sc
 rtkit::task<flow> engine::run_block(frame& f, const script::block& body) {
     script::scope_guard scope(f.env);
     for (const script::stmt& s : body.statements) {
+        if (pause_due(f.task)) co_await rtkit::yield_now();
         flow ended = flow::next;
         try {
             step(f.task, s.where);
@@ -191,6 +192,7 @@ rtkit::task<flow> engine::run_statement(frame& f, const script::stmt& s) {
             if (ended == flow::break_loop) break;
             if (ended == flow::returned) co_return ended;
             step(f.task, s.where);
+            if (pause_due(f.task)) co_await rtkit::yield_now();
         }
     } else if (const auto* n = std::get_if<loop_stmt>(&s.node)) {
         while (true) {
@@ -198,6 +200,7 @@ rtkit::task<flow> engine::run_statement(frame& f, const script::stmt& s) {
             if (ended == flow::break_loop) break;
             if (ended == flow::returned) co_return ended;
             step(f.task, s.where);
+            if (pause_due(f.task)) co_await rtkit::yield_now();
         }
     } else if (const auto* n = std::get_if<repeat_stmt>(&s.node)) {
         const value v = co_await evaluate(f, n->count);
@@ -206,7 +209,10 @@ rtkit::task<flow> engine::run_statement(frame& f, const script::stmt& s) {
             fail(n->count.where,
                  "repeat needs a count of zero or more, not " + std::to_string(count));
         for (std::int64_t i = 0; i < count; ++i) {
-            if (i > 0) step(f.task, s.where);
+            if (i > 0) {
+                step(f.task, s.where);
+                if (pause_due(f.task)) co_await rtkit::yield_now();
+            }
             scope_guard round(f.env);
             if (n->counter) f.env.declare(*n->counter, i, s.where);
             const flow ended = co_await run_block(f, n->body);
