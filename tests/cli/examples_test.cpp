@@ -104,6 +104,11 @@ TEST_CASE("the workload scripts W1 to W9 run at their small size with their chec
         CAPTURE(script);
         CHECK(run_example(script).out == expected);
     }
+    // W2 is meant for the multi_thread flavor, and W7 is worth seeing there too.
+    const std::vector<std::string> two_workers{"--set", "runtime.flavor=multi_thread", "--set",
+                                               "runtime.workers=2"};
+    CHECK(run_example("w2_spawn_join_mt.rts", two_workers).out == workloads[1].second);
+    CHECK(run_example("w7_tcp_echo.rts", two_workers).out == workloads[6].second);
 }
 
 TEST_CASE("every script in examples/scripts has a test here - and checks") {

@@ -3,8 +3,10 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <rtkit/runtime.hpp>
 #include <sstream>
+#include <thread>
 
 #include "rtkit/interp/script_failed.hpp"
 #include "rtkit/script/parser.hpp"
@@ -22,7 +24,12 @@ script_result run_script(std::string text, rtkit::interp::interpreter_options op
         } catch (const rtkit::interp::script_failed&) {
             result.failed = true;
         }
-        CHECK(runtime.is_quiescent());  // every task of the script ended
+        // Every task of the script ended. On several workers, the last ones
+        // may still be retiring on their threads for a moment.
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (!runtime.is_quiescent() && std::chrono::steady_clock::now() < deadline)
+            std::this_thread::yield();
+        CHECK(runtime.is_quiescent());
     }
     CHECK(result.failed == (interpreter.errors_reported() > 0));
     result.out = out.str();
