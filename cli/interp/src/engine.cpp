@@ -2,9 +2,6 @@
 
 #include <rtkit/cx.hpp>
 
-#include <stdexcept>
-
-#include "operands.hpp"
 #include "rtkit/interp/script_failed.hpp"
 
 namespace rtkit::interp {
@@ -45,8 +42,7 @@ rtkit::task<void> engine::run() {
     co_await std::move(watch);
     if (outcome->is_failure()) report(outcome->failure());
     if (outcome->state() == script::task_outcome::status::cancelled && errors_.load() == 0)
-        report(std::make_exception_ptr(
-            std::runtime_error("the script was stopped: " + outcome->message())));
+        report_text("error: the script was stopped: " + outcome->message() + '\n');
     // Every task ended: let go of what objects still hold, so that objects
     // that refer to each other (a channel carrying itself) are freed.
     std::vector<std::weak_ptr<script::object>> tracked;
@@ -104,7 +100,7 @@ void engine::step(const task_state& task, script::source_pos where) {
     }
     const rtkit::cancel_reason spent{"the script's step budget is spent"};
     if (done == options_.max_steps) {
-        report(std::make_exception_ptr(script_failure(
+        report_text(format_failure(script_failure(
             script::script_error(
                 script::error_kind::runtime, where,
                 "the script used up its budget of " + std::to_string(options_.max_steps) +
