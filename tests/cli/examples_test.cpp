@@ -1,9 +1,12 @@
 // Every script of examples/scripts, run by the real rtctl, with its exact
 // output (sorted where the schedule decides the order).
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <vector>
 
 #include "rtctl_process.hpp"
@@ -130,4 +133,36 @@ TEST_CASE("every script in examples/scripts has a test here - and checks") {
         CAPTURE(script);
         CHECK(run_rtctl({"check", "examples/scripts/" + script}).status == 0);
     }
+}
+
+TEST_CASE("the script of the top README prints what the README says it prints") {
+    std::ifstream in(std::string(RTKIT_SOURCE_DIR) + "/README.md");
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string readme = text.str();
+    // The script: from its "# fetch.rts" line to the end of its code block.
+    const std::size_t start = readme.find("# fetch.rts");
+    REQUIRE(start != std::string::npos);
+    const std::string script = readme.substr(start, readme.find("```", start) - start);
+    // The output: the indented lines after the command that runs it.
+    const std::string command = "    $ build/release/bin/rtctl run fetch.rts";
+    std::size_t at = readme.find(command);
+    REQUIRE(at != std::string::npos);
+    at = readme.find('\n', at) + 1;
+    std::string expected;
+    while (readme.compare(at, 4, "    ") == 0) {
+        const std::size_t end = readme.find('\n', at);
+        expected += readme.substr(at + 4, end - at - 4) + '\n';
+        at = end + 1;
+    }
+    char path[] = "/tmp/rtctl-readme-XXXXXX";
+    const int fd = mkstemp(path);
+    REQUIRE(fd >= 0);
+    REQUIRE(write(fd, script.data(), script.size()) == static_cast<ssize_t>(script.size()));
+    close(fd);
+    const auto r = run_rtctl({"run", path});
+    unlink(path);
+    CHECK(r.err == "");
+    CHECK(r.status == 0);
+    CHECK(r.out == expected);
 }
