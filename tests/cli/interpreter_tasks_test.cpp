@@ -157,6 +157,25 @@ print (join plain).message
     CHECK(r.out == "cancelled no longer needed\ncancelled\n");
 }
 
+TEST_CASE("a task its region cancelled before it ran still has an outcome for its joiners") {
+    const auto r = run_script(R"(let handles = channel(1)
+let outer = spawn outer {
+    region {
+        send handles spawn never_runs {
+            print "never"
+        }
+        fail "stopped before it ran"
+    }
+}
+let h = recv handles
+let o = join h
+print o.status "-" o.message
+print (join outer).message
+)");
+    CHECK(r.err == "");
+    CHECK(r.out == "cancelled - cancelled before it started\nstopped before it ran\n");
+}
+
 TEST_CASE("cancelling a task cancels the tasks it spawned") {
     const auto r = run_script(R"(let ready = channel(1)
 let h = spawn parent {
@@ -175,9 +194,7 @@ print (join h).status
     CHECK(r.out == "cancelled\n");
 }
 
-TEST_CASE("a task that never waits is cancelled at its next statement") {
-    // Cancelled before it ever ran: without a check at each statement it
-    // would loop until the step budget ran out.
+TEST_CASE("a task cancelled before it ran ends cancelled - running nothing") {
     const auto r = run_script(R"(let h = spawn busy {
     loop {
     }

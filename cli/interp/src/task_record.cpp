@@ -14,9 +14,16 @@ rtkit::join_handle<script::value> task_record::take_handle() noexcept {
     return std::move(handle_);
 }
 
+std::optional<std::string> task_record::start() {
+    std::lock_guard guard(lock_);
+    started_ = true;
+    return std::move(cancel_before_start_);
+}
+
 void task_record::finish(std::shared_ptr<script::task_outcome> outcome) noexcept {
     {
         std::lock_guard guard(lock_);
+        if (outcome_) return;
         outcome_ = std::move(outcome);
     }
     // One joiner is woken; each passes the wake-up on (join()), so every
@@ -39,9 +46,16 @@ std::shared_ptr<script::task_outcome> task_record::outcome() const {
     return outcome_;
 }
 
-void task_record::cancel(std::string reason) const {
+void task_record::cancel(std::string reason) {
     std::lock_guard guard(lock_);
-    if (handle_.valid() && !outcome_) handle_.cancel(rtkit::cancel_reason{std::move(reason)});
+    if (outcome_) return;
+    // Before its start the runtime would end it without running its body,
+    // and nothing would publish its outcome: the body ends it itself.
+    if (!started_) {
+        if (!cancel_before_start_) cancel_before_start_ = std::move(reason);
+        return;
+    }
+    if (handle_.valid()) handle_.cancel(rtkit::cancel_reason{std::move(reason)});
 }
 
 script::value task_record::field(std::string_view name, script::source_pos where) const {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include <rtkit/join_handle.hpp>
@@ -40,8 +41,14 @@ class task_record final : public script::object, public std::enable_shared_from_
     /// once the task ended; awaiting it waits for the task's very end).
     rtkit::join_handle<script::value> take_handle() noexcept;
 
-    /// Called once by the task's body as it ends: publishes the outcome, wakes
-    /// the joiners and tells the scope.
+    /// Called by the task's body as it starts: the reason of a cancel that
+    /// came before, or nullopt (then cancel() reaches the running task).
+    std::optional<std::string> start();
+
+    /// Called once as the task ends, by its body, or by whoever saw it end
+    /// without running (the runtime does not start a task cancelled before
+    /// its first poll): publishes the outcome, wakes the joiners and tells the
+    /// scope. Later calls do nothing.
     void finish(std::shared_ptr<script::task_outcome> outcome) noexcept;
 
     /// Waits for the outcome and marks it looked at. A cancellation point.
@@ -57,8 +64,9 @@ class task_record final : public script::object, public std::enable_shared_from_
         return !observed_.exchange(true, std::memory_order_acq_rel);
     }
 
-    /// Asks the task to stop at its next wait, with `reason`; nothing once it ended.
-    void cancel(std::string reason) const;
+    /// Asks the task to stop at its next wait or statement, with `reason`;
+    /// before it started, it ends at its start; nothing once it ended.
+    void cancel(std::string reason);
 
     std::string_view type_name() const noexcept override { return "a task"; }
     std::string display() const override { return "task " + identity_->name; }
@@ -71,8 +79,10 @@ class task_record final : public script::object, public std::enable_shared_from_
     task_scope* scope_;
     std::uint64_t sequence_;
     mutable std::mutex lock_;
-    std::shared_ptr<script::task_outcome> outcome_;  ///< guarded by lock_
-    rtkit::join_handle<script::value> handle_;       ///< guarded by lock_
+    std::shared_ptr<script::task_outcome> outcome_;   ///< guarded by lock_
+    rtkit::join_handle<script::value> handle_;        ///< guarded by lock_
+    bool started_ = false;                            ///< guarded by lock_
+    std::optional<std::string> cancel_before_start_;  ///< guarded by lock_
     rtkit::sync::notify ended_;
     std::atomic<bool> observed_{false};
 };

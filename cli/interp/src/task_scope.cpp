@@ -57,15 +57,20 @@ std::vector<std::shared_ptr<task_record>> task_scope::collect_finished() {
 rtkit::task<void> task_scope::close() {
     while (true) {
         for (std::shared_ptr<task_record>& failed : collect_finished()) {
-            if (passed_on_ || !failed->claim_observation()) continue;
-            passed_on_ = failed;
+            if (!failed->claim_observation()) continue;
             region_->cancel_region(
                 rtkit::cancel_reason{"task '" + failed->identity()->name + "' failed"});
+            std::rethrow_exception(failed->outcome()->failure());
         }
-        if (running_ == 0) break;
+        if (running_ == 0) co_return;
         co_await changed_.notified();
     }
-    if (passed_on_) std::rethrow_exception(passed_on_->outcome()->failure());
+}
+
+void task_scope::finish_unstarted() {
+    for (const auto& [sequence, record] : children_)
+        if (!record->outcome())
+            record->finish(script::task_outcome::cancelled("cancelled before it started"));
 }
 
 std::vector<std::shared_ptr<task_record>> task_scope::unobserved() const {

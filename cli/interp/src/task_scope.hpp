@@ -46,10 +46,14 @@ class task_scope {
     /// From a child's task, as it ends.
     void child_finished(std::shared_ptr<task_record> record) noexcept;
 
-    /// Waits for every task; throws the first failure nobody looked at, once
-    /// the other tasks were cancelled and ended. A cancellation point (then
-    /// the region cancels the tasks).
+    /// Waits for every task. At the first failure nobody looked at, cancels
+    /// the others and throws it: the region then waits for them to end. A
+    /// cancellation point (then the region cancels the tasks).
     rtkit::task<void> close();
+
+    /// After the region ended: a task that has no outcome was cancelled
+    /// before it started (its body never ran); gives it that outcome.
+    void finish_unstarted();
 
     /// The tasks whose outcome nobody looked at yet, in spawn order.
     std::vector<std::shared_ptr<task_record>> unobserved() const;
@@ -68,7 +72,6 @@ class task_scope {
     std::map<std::uint64_t, std::shared_ptr<task_record>> children_;  ///< by spawn order
     std::uint64_t next_sequence_ = 0;
     std::size_t running_ = 0;  ///< started and not yet collected
-    std::shared_ptr<task_record> passed_on_;
 
     std::mutex finished_lock_;
     std::vector<std::shared_ptr<task_record>> finished_;  ///< guarded; room for every child

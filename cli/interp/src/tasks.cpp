@@ -46,6 +46,12 @@ std::shared_ptr<script::task_outcome> worst_of(
 rtkit::task<script::value> engine::run_task(std::shared_ptr<const task_identity> identity,
                                             const script::block& body, script::environment env,
                                             std::shared_ptr<task_record> record) {
+    if (record)
+        if (std::optional<std::string> reason = record->start()) {
+            // Cancelled before it started: it ends so, running nothing.
+            record->finish(script::task_outcome::cancelled(*reason));
+            throw rtkit::task_cancelled(rtkit::cancel_reason{std::move(*reason)});
+        }
     task_state state{{identity, {}, 0}, rtkit::cx::current(), {}, 0};
     const deadlock_watch::task_alive alive(deadlocks(), state);
     frame f{state, std::move(env), std::monostate{}};
@@ -91,6 +97,7 @@ rtkit::task<flow> engine::run_scope(frame& f, const script::block& body) {
     }
     // The region has ended, and every task in it. Failures that close() did
     // not pass on go no further than here: print them.
+    scope.finish_unstarted();
     for (const auto& record : scope.unreported_failures())
         report(record->outcome()->failure());
     if (failure) std::rethrow_exception(failure);
@@ -175,6 +182,9 @@ rtkit::task<script::value> engine::race(frame& f, const script::race_expr& r,
         const deadlock_watch::waiting waiting(deadlocks(), f.task, where);
         first = co_await rtkit::race(std::move(blocks));
     }
+    // The runtime does not start a block cancelled before its first poll.
+    for (const auto& record : records)
+        record->finish(script::task_outcome::cancelled("lost the race"));
     std::shared_ptr<script::task_outcome> winner;
     if (first.is_ok()) {
         winner = script::task_outcome::ok(first.value());
