@@ -68,16 +68,19 @@ TEST_CASE("cancelled in send on a full channel - the value was not sent") {
 
 TEST_CASE("cancelled in acquire - no permit is kept") {
     const auto r = run_script(
-        interrupted("let m = semaphore(1)\nlet holder = spawn holder {\n    "
-                    "acquire m {\n        sleep 50ms\n    }\n}\nyield\n",
-                    "acquire m {\n    print \"inside\"\n}", "join holder\nprint m.available\n"));
+        interrupted("let m = semaphore(1)\nlet held = channel(1)\nlet release = channel(1)\n"
+                    "let holder = spawn holder {\n    acquire m {\n        send held true\n"
+                    "        recv release\n    }\n}\nrecv held\n",
+                    "acquire m {\n    print \"inside\"\n}",
+                    "send release true\njoin holder\nprint m.available\n"));
     CHECK(r.err == "");
     CHECK(r.out == "cancelled\n1\n");
 }
 
 TEST_CASE("cancelled in join and join_all - the joined task goes on") {
-    const auto r = run_script(R"(let h = spawn worker {
-    sleep 30ms
+    const auto r = run_script(R"(let go = channel(1)
+let h = spawn worker {
+    recv go
     return "finished"
 }
 timeout 5ms {
@@ -90,6 +93,7 @@ timeout 5ms {
 } else {
     print "join_all cancelled"
 }
+send go true
 print (join h).value
 )");
     CHECK(r.err == "");

@@ -24,18 +24,21 @@ print c.closed recv c
 }
 
 TEST_CASE("send waits while the channel is full") {
+    // The log has "receiving" before "sent 2" only if the second send waited
+    // for the first recv.
     const auto r = run_script(R"(let c = channel(1)
 let log = channel(10)
-spawn producer {
+let producer = spawn producer {
     send c 1
     send log "sent 1"
     send c 2
     send log "sent 2"
 }
-yield
+print recv log
 send log "receiving"
 recv c
 recv c
+join producer
 close log
 let line = recv log
 while line != none {

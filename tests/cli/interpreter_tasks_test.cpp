@@ -80,14 +80,16 @@ print "root body done"
 
 TEST_CASE("a task ends after every task it spawned - spawned tasks see copies") {
     const auto r = run_script(R"(let total = 1
+let go = channel(1)
 spawn outer {
     spawn inner {
-        sleep 20ms
+        recv go
         total = total + 100
         print "inner done" total
     }
     total = total + 10
     print "outer body done" total
+    send go true
 }
 join outer
 print "outer joined, so inner is done too; total is still" total
@@ -157,7 +159,10 @@ print (join plain).message
     CHECK(r.out == "cancelled no longer needed\ncancelled\n");
 }
 
-TEST_CASE("a task its region cancelled before it ran still has an outcome for its joiners") {
+// On one thread the region's failure comes before the task's first poll; on
+// several, another worker may start the task first.
+TEST_CASE("a task its region cancelled before it ran still has an outcome for its joiners" *
+          doctest::test_suite("current_thread_order")) {
     const auto r = run_script(R"(let handles = channel(1)
 let outer = spawn outer {
     region {
@@ -276,14 +281,16 @@ TEST_CASE("a race statement whose winner failed fails the script") {
 }
 
 TEST_CASE("region waits for the tasks spawned inside it") {
-    const auto r = run_script(R"(region {
+    const auto r = run_script(R"(let b_done = channel(1)
+region {
     spawn a {
-        sleep 20ms
+        recv b_done
         print "a done"
     }
     spawn b {
         sleep 10ms
         print "b done"
+        send b_done true
     }
 }
 print "region done"
@@ -377,7 +384,8 @@ spawn b {
     CHECK(r.err.find("5:11: error: unknown variable 'y'") != std::string::npos);
 }
 
-TEST_CASE("yield lets the other ready tasks run") {
+// One thread runs ready tasks in turn; several run them at once.
+TEST_CASE("yield lets the other ready tasks run" * doctest::test_suite("current_thread_order")) {
     const auto r = run_script(R"(spawn a {
     repeat 3 {
         print "a"

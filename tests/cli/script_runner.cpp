@@ -4,12 +4,27 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <rtkit/runtime.hpp>
 #include <sstream>
 #include <thread>
 
 #include "rtkit/interp/script_failed.hpp"
 #include "rtkit/script/parser.hpp"
+
+namespace {
+
+/// The test's own configuration, on the flavor RTKIT_TEST_FLAVOR names if it
+/// is set (CTest runs this suite once more with it set to multi_thread).
+rtkit::runtime_config on_test_flavor(rtkit::runtime_config config) {
+    if (const char* flavor = std::getenv("RTKIT_TEST_FLAVOR")) {
+        config.flavor = flavor;
+        if (config.flavor == "multi_thread") config.workers = 2;
+    }
+    return config;
+}
+
+}  // namespace
 
 script_result run_script(std::string text, rtkit::interp::interpreter_options options,
                          const rtkit::runtime_config& config) {
@@ -18,7 +33,7 @@ script_result run_script(std::string text, rtkit::interp::interpreter_options op
     rtkit::interp::interpreter interpreter(program, out, err, options);
     script_result result;
     {
-        rtkit::runtime runtime(config);
+        rtkit::runtime runtime(on_test_flavor(config));
         try {
             runtime.block_on(interpreter.run());
         } catch (const rtkit::interp::script_failed&) {

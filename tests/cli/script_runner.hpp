@@ -14,6 +14,8 @@ struct script_result {
     std::string err;
 };
 
+/// Runs `text` on a runtime made from `config`, on the flavor the environment
+/// variable RTKIT_TEST_FLAVOR names if it is set (multi_thread: two workers).
 script_result run_script(std::string text, rtkit::interp::interpreter_options options = {},
                          const rtkit::runtime_config& config = {});
 
