@@ -84,6 +84,7 @@ let go = channel(1)
 spawn outer {
     spawn inner {
         recv go
+        sleep 20ms
         total = total + 100
         print "inner done" total
     }
