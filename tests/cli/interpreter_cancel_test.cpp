@@ -208,12 +208,12 @@ let held = semaphore(1)
 let forever = spawn forever {
     sleep 10s
 }
-let victim = spawn victim {
-    send ready true
-    )" + statement + R"(
-    print "never"
-}
 acquire held {
+    let victim = spawn victim {
+        send ready true
+        )" + statement + R"(
+        print "never"
+    }
     recv ready
     cancel victim "stopped"
     let o = join victim
