@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <mutex>
+#include <rtkit/diagnostics.hpp>
 #include <rtkit/runtime.hpp>
 #include <sstream>
 #include <thread>
@@ -32,6 +34,17 @@ script_result run_script(std::string text, rtkit::interp::interpreter_options op
     std::ostringstream out, err;
     rtkit::interp::interpreter interpreter(program, out, err, options);
     script_result result;
+    // The interpreter reports every failure itself: the runtime has nothing
+    // to say (a failure nobody took, a leaked task).
+    std::mutex diagnostics_lock;
+    std::string diagnostics;  ///< one line each
+    struct restore_hook {
+        rtkit::diagnostic_hook previous;
+        ~restore_hook() { rtkit::set_diagnostic_hook(std::move(previous)); }
+    } restore{rtkit::set_diagnostic_hook([&](const rtkit::diagnostic& d) {
+        std::lock_guard guard(diagnostics_lock);
+        diagnostics += d.message + '\n';
+    })};
     {
         rtkit::runtime runtime(on_test_flavor(config));
         try {
@@ -46,6 +59,7 @@ script_result run_script(std::string text, rtkit::interp::interpreter_options op
             std::this_thread::yield();
         CHECK(runtime.is_quiescent());
     }
+    CHECK(diagnostics == "");
     CHECK(result.failed == (interpreter.errors_reported() > 0));
     result.out = out.str();
     result.err = err.str();

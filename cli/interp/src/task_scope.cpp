@@ -44,8 +44,10 @@ std::vector<std::shared_ptr<task_record>> task_scope::collect_finished() {
     std::vector<std::shared_ptr<task_record>> failed_unseen;
     for (std::shared_ptr<task_record>& record : ended) {
         --running_;
-        (void)record->take_handle();  // dropped: the region waits for the task's end
         const auto outcome = record->outcome();
+        // Dropped unless failed: the region waits for the task's end.
+        rtkit::join_handle<script::value> handle = record->take_handle();
+        if (outcome->is_failure() && handle.valid()) failed_handles_.push_back(std::move(handle));
         if (outcome->is_failure() && !record->observed())
             failed_unseen.push_back(std::move(record));
         else
@@ -65,6 +67,17 @@ rtkit::task<void> task_scope::close() {
         if (running_ == 0) co_return;
         co_await changed_.notified();
     }
+}
+
+rtkit::task<void> task_scope::take_failed_outcomes(bool all) {
+    std::vector<rtkit::join_handle<script::value>> waiting;
+    for (rtkit::join_handle<script::value>& handle : failed_handles_) {
+        if (all || handle.is_finished())
+            (void)co_await std::move(handle);  // the script has its outcome already
+        else
+            waiting.push_back(std::move(handle));
+    }
+    failed_handles_ = std::move(waiting);
 }
 
 void task_scope::finish_unstarted() {

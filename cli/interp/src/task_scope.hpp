@@ -51,6 +51,13 @@ class task_scope {
     /// cancellation point (then the region cancels the tasks).
     rtkit::task<void> close();
 
+    /// Takes the runtime outcome of every failed task that has ended: a task
+    /// body passes its failure on to the runtime as well, and the runtime
+    /// reports a failure whose outcome nobody took. `all` (once the region
+    /// ended) takes every one; otherwise only those already finished, so
+    /// that this never waits.
+    rtkit::task<void> take_failed_outcomes(bool all);
+
     /// After the region ended: a task that has no outcome was cancelled
     /// before it started (its body never ran); gives it that outcome.
     void finish_unstarted();
@@ -72,6 +79,8 @@ class task_scope {
     std::map<std::uint64_t, std::shared_ptr<task_record>> children_;  ///< by spawn order
     std::uint64_t next_sequence_ = 0;
     std::size_t running_ = 0;  ///< started and not yet collected
+    /// Handles of failed tasks whose runtime outcome was not taken yet.
+    std::vector<rtkit::join_handle<script::value>> failed_handles_;
 
     std::mutex finished_lock_;
     std::vector<std::shared_ptr<task_record>> finished_;  ///< guarded; room for every child

@@ -100,6 +100,7 @@ rtkit::task<flow> engine::run_scope(frame& f, const script::block& body) {
     scope.finish_unstarted();
     for (const auto& record : scope.unreported_failures())
         report(record->outcome()->failure());
+    co_await scope.take_failed_outcomes(true);
     if (failure) std::rethrow_exception(failure);
     co_return ended;
 }
@@ -136,6 +137,7 @@ rtkit::task<script::value> engine::spawn(frame& f, const script::spawn_expr& s,
         env = f.env.snapshot();
     }
     task_scope& scope = *f.task.scopes.back();
+    co_await scope.take_failed_outcomes(false);  // a scope that spawns for ever does not grow
     auto identity =
         std::make_shared<const task_identity>(task_identity{s.name, where, f.task.identity});
     std::shared_ptr<task_record> record = scope.new_record(identity);
