@@ -69,15 +69,12 @@ rtkit::task<void> task_scope::close() {
     }
 }
 
-rtkit::task<void> task_scope::take_failed_outcomes(bool all) {
-    std::vector<rtkit::join_handle<script::value>> waiting;
-    for (rtkit::join_handle<script::value>& handle : failed_handles_) {
-        if (all || handle.is_finished())
-            (void)co_await std::move(handle);  // the script has its outcome already
-        else
-            waiting.push_back(std::move(handle));
-    }
-    failed_handles_ = std::move(waiting);
+std::vector<rtkit::join_handle<script::value>> task_scope::failed_handles(bool all) {
+    std::vector<rtkit::join_handle<script::value>> given, kept;
+    for (rtkit::join_handle<script::value>& handle : failed_handles_)
+        (all || handle.is_finished() ? given : kept).push_back(std::move(handle));
+    failed_handles_ = std::move(kept);
+    return given;
 }
 
 void task_scope::finish_unstarted() {

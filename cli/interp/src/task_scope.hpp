@@ -51,12 +51,12 @@ class task_scope {
     /// cancellation point (then the region cancels the tasks).
     rtkit::task<void> close();
 
-    /// Takes the runtime outcome of every failed task that has ended: a task
-    /// body passes its failure on to the runtime as well, and the runtime
-    /// reports a failure whose outcome nobody took. `all` (once the region
-    /// ended) takes every one; otherwise only those already finished, so
-    /// that this never waits.
-    rtkit::task<void> take_failed_outcomes(bool all);
+    /// The handles of failed tasks, whose runtime outcome the caller must
+    /// take (`co_await std::move(h)`): a task body passes its failure on to
+    /// the runtime as well, and the runtime reports a failure whose outcome
+    /// nobody took. `all` (once the region ended) gives every one; otherwise
+    /// only those already finished, whose await neither waits nor throws.
+    std::vector<rtkit::join_handle<script::value>> failed_handles(bool all);
 
     /// After the region ended: a task that has no outcome was cancelled
     /// before it started (its body never ran); gives it that outcome.

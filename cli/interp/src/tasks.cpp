@@ -100,7 +100,10 @@ rtkit::task<flow> engine::run_scope(frame& f, const script::block& body) {
     scope.finish_unstarted();
     for (const auto& record : scope.unreported_failures())
         report(record->outcome()->failure());
-    co_await scope.take_failed_outcomes(true);
+    // Every task ended, so these awaits neither wait nor throw.
+    std::vector<rtkit::join_handle<script::value>> failed = scope.failed_handles(true);
+    for (auto& handle : failed)
+        (void)co_await std::move(handle);
     if (failure) std::rethrow_exception(failure);
     co_return ended;
 }
@@ -137,7 +140,10 @@ rtkit::task<script::value> engine::spawn(frame& f, const script::spawn_expr& s,
         env = f.env.snapshot();
     }
     task_scope& scope = *f.task.scopes.back();
-    co_await scope.take_failed_outcomes(false);  // a scope that spawns for ever does not grow
+    // Failed tasks that ended: a scope that spawns for ever does not grow.
+    std::vector<rtkit::join_handle<script::value>> failed = scope.failed_handles(false);
+    for (auto& handle : failed)
+        (void)co_await std::move(handle);
     auto identity =
         std::make_shared<const task_identity>(task_identity{s.name, where, f.task.identity});
     std::shared_ptr<task_record> record = scope.new_record(identity);
