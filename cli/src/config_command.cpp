@@ -7,6 +7,7 @@
 
 #include "exit_codes.hpp"
 #include "rtkit/config/default_toml.hpp"
+#include "rtkit/config/input_file.hpp"
 #include "rtkit/config/load.hpp"
 #include "rtkit/config/toml_text.hpp"
 #include "rtkit/plugin_loader.hpp"
@@ -94,7 +95,7 @@ void print_plugin_tables(std::ostream& out, const rtkit::config::table_spec& tab
 int config_check_command(const config_options& options) {
     const auto loaded = load_or_report(options);
     if (!loaded) return exit_bad_input;
-    std::cout << options.file->string() << ": ok\n";
+    std::cout << rtkit::config::input_name(*options.file) << ": ok\n";
     return exit_ok;
 }
 
@@ -103,7 +104,8 @@ int config_show_command(const config_options& options) {
     if (!loaded) return exit_bad_input;
     std::ostringstream out;
     out << "# effective configuration: --set > RTKIT_* environment > "
-        << (options.file ? options.file->string() : std::string("(no file)")) << " > defaults\n";
+        << (options.file ? rtkit::config::input_name(*options.file) : std::string("(no file)"))
+        << " > defaults\n";
     const rtkit::plugin_loader loader(loaded->config.plugin_search_path,
                                       {loaded->config.allow_insecure_plugins});
     for (const auto& table : rtkit::config::tables()) {
@@ -138,13 +140,16 @@ config_commands add_config_command(CLI::App& app, config_options& options) {
 
     commands.check = config->add_subcommand(
         "check", "validate a TOML configuration (exit 0 when valid, 2 with its errors)");
-    commands.check->add_option("file", options.file, "the configuration (TOML)")->required();
+    commands.check
+        ->add_option("file", options.file, "the configuration (TOML; '-' reads standard input)")
+        ->required();
 
     commands.show = config->add_subcommand(
         "show",
         "print the effective configuration with defaults filled in and where each "
         "value came from");
-    commands.show->add_option("file", options.file, "the configuration (TOML); default: none");
+    commands.show->add_option("file", options.file,
+                              "the configuration (TOML; '-' reads standard input); default: none");
 
     for (CLI::App* command : {commands.check, commands.show})
         command

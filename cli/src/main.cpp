@@ -15,7 +15,9 @@ int main(int argc, char** argv) {
     rtctl::run_options run;
     CLI::App* run_command =
         app.add_subcommand("run", "run a script on a runtime built from the configuration");
-    run_command->add_option("script", run.script, "the script to run (.rts)")->required();
+    run_command
+        ->add_option("script", run.script, "the script to run (.rts; '-' reads standard input)")
+        ->required();
     run_command->add_option("--config,-c", run.config_file,
                             "runtime configuration (TOML); default: the built-in defaults, "
                             "the values of config/default.toml");
@@ -29,7 +31,9 @@ int main(int argc, char** argv) {
     std::filesystem::path check_script;
     CLI::App* check_command = app.add_subcommand(
         "check", "parse a script and report its errors without running it (exit 0 when valid)");
-    check_command->add_option("script", check_script, "the script to check (.rts)")->required();
+    check_command
+        ->add_option("script", check_script, "the script to check (.rts; '-' reads standard input)")
+        ->required();
 
     rtctl::conformance_options conformance;
     CLI::App* conformance_command = rtctl::add_conformance_command(app, conformance);

@@ -27,6 +27,11 @@ std::optional<rtkit::runtime_config> configure(const run_options& options) {
 }  // namespace
 
 int run_command(const run_options& options) {
+    if (options.script == "-" && options.config_file == "-") {
+        std::cerr << "rtctl: error: standard input ('-') can hold the script or the "
+                     "configuration, not both\n";
+        return exit_bad_input;
+    }
     auto source = read_script(options.script);
     if (!source) return exit_bad_input;
     std::optional<rtkit::script::program> program;

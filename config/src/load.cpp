@@ -1,13 +1,10 @@
 #include "rtkit/config/load.hpp"
 
-#include <cerrno>
 #include <charconv>
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "rtkit/config/closest_match.hpp"
+#include "rtkit/config/input_file.hpp"
 #include "rtkit/config/schema.hpp"
 #include "toml_reader.hpp"
 #include "value_check.hpp"
@@ -125,15 +122,20 @@ void apply_text(runtime_config& config, const key_spec& spec, std::string_view t
 }
 
 std::string read_file_text(const std::filesystem::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) {
-        throw config_error({config_diagnostic{
-            file.string(), 0, 0,
-            std::string("cannot open the configuration file: ") + std::strerror(errno)}});
+    try {
+        return read_input_file(file);
+    } catch (const input_error& e) {
+        throw config_error(
+            {config_diagnostic{input_name(file), 0, 0,
+                               std::string("cannot read the configuration file: ") + e.what()}});
     }
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
+}
+
+/// Where relative paths in `file` are resolved: its directory (the current
+/// directory for standard input).
+std::filesystem::path base_dir_of(const std::filesystem::path& file) {
+    if (file == "-") return std::filesystem::current_path();
+    return std::filesystem::absolute(file).parent_path();
 }
 
 /// The dotted key an override sets ("reactor.plugin"), for its origin.
@@ -151,9 +153,7 @@ runtime_config load_string(std::string_view text, std::string_view source_name,
 }
 
 runtime_config load_file(const std::filesystem::path& file) {
-    const std::string text = read_file_text(file);
-    const auto base_dir = std::filesystem::absolute(file).parent_path();
-    return load_string(text, file.string(), base_dir);
+    return load_string(read_file_text(file), input_name(file), base_dir_of(file));
 }
 
 void apply_environment(runtime_config& config, value_origins* origins) {
@@ -169,9 +169,8 @@ void apply_environment(runtime_config& config, value_origins* origins) {
 loaded_config load(const config_sources& sources) {
     loaded_config result;
     if (sources.file) {
-        const auto base_dir = std::filesystem::absolute(*sources.file).parent_path();
-        detail::read_toml(read_file_text(*sources.file), sources.file->string(), base_dir,
-                          result.config, &result.origins);
+        detail::read_toml(read_file_text(*sources.file), input_name(*sources.file),
+                          base_dir_of(*sources.file), result.config, &result.origins);
     }
     if (sources.environment) apply_environment(result.config, &result.origins);
     for (const std::string& assignment : sources.overrides) {

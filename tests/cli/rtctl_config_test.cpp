@@ -76,7 +76,8 @@ TEST_CASE("config check - every sample in examples/configs is valid") {
 TEST_CASE("config check - a missing file exits 2") {
     const auto r = run_rtctl({"config", "check", configs + "nope.toml"});
     CHECK(r.status == 2);
-    CHECK(contains(r.err, "nope.toml: error: cannot open the configuration file"));
+    CHECK(contains(
+        r.err, "nope.toml: error: cannot read the configuration file: No such file or directory"));
 }
 
 TEST_CASE("config show - defaults filled in and each value's origin") {
