@@ -121,6 +121,46 @@ TEST_CASE("config show - defaults filled in and each value's origin") {
                        "cancel_streak_limit = 16  # default of plugin three_lane\n");
 }
 
+TEST_CASE("config show --set - a value in TOML syntax is read as TOML") {
+    const auto r = run_rtctl({"config", "show", "--set", R"(reactor.plugin=["uring","epoll"])"});
+    CHECK(r.err == "");
+    CHECK(r.status == 0);
+    CHECK(contains(r.out, "\n[reactor]\nplugin = [\"uring\", \"epoll\"]  # --set\n"));
+}
+
+TEST_CASE("config check and run --set - a misspelt plugin option is refused like in a file") {
+    const auto check = run_rtctl(
+        {"config", "check", "config/default.toml", "--set", "reactor.epoll.events_per_pol=8"});
+    CHECK(check.status == 2);
+    CHECK(check.out == "");
+    CHECK(check.err ==
+          "--set:1:15: error: unknown option 'events_per_pol' in [reactor.epoll]; did you mean "
+          "'events_per_poll'? (valid: events_per_poll)\n");
+
+    const auto run =
+        run_rtctl({"run", "examples/scripts/hello.rts", "--set", "reactor.epoll.events_per_pol=8"});
+    CHECK(run.status == 2);
+    CHECK(run.out == "");
+    CHECK(run.err == check.err);
+
+    const auto unknown_plugin =
+        run_rtctl({"config", "check", "config/default.toml", "--set", "reactor.select.wak=pipe"});
+    CHECK(unknown_plugin.status == 2);
+    CHECK(contains(unknown_plugin.err,
+                   "--set:1:9: error: [reactor.select] configures unknown reactor plugin "
+                   "'select'"));
+}
+
+TEST_CASE("config check --set reactor.strict=false lifts strict = true from the file") {
+    const auto alone = run_rtctl({"config", "check", configs + "strict_fallback.toml"});
+    CHECK(alone.status == 2);
+    CHECK(contains(alone.err, "unknown reactor plugin 'nope'"));
+    const auto lifted = run_rtctl(
+        {"config", "check", configs + "strict_fallback.toml", "--set", "reactor.strict=false"});
+    CHECK(lifted.err == "");
+    CHECK(lifted.status == 0);
+}
+
 TEST_CASE("config default prints config/default.toml as built in") {
     const auto r = run_rtctl({"config", "default"});
     CHECK(r.status == 0);
