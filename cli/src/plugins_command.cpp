@@ -15,11 +15,15 @@ namespace {
 namespace fs = std::filesystem;
 
 /// The loader the runtime would use: the configuration's search path (file and
-/// environment), then RTKIT_PLUGIN_PATH. Nullopt after printing config errors.
+/// environment), then RTKIT_PLUGIN_PATH. The plugins the configuration names
+/// are not checked: a refused one is what these commands are for showing.
+/// Nullopt after printing config errors.
 std::optional<rtkit::plugin_loader> make_loader(const plugins_options& options) {
     try {
-        const auto loaded =
-            rtkit::config::load(rtkit::config::config_sources{options.config_file, true, {}});
+        rtkit::config::config_sources sources;
+        sources.file = options.config_file;
+        sources.check_plugins = false;
+        const auto loaded = rtkit::config::load(sources);
         return rtkit::plugin_loader(loaded.config.plugin_search_path,
                                     {loaded.config.allow_insecure_plugins});
     } catch (const rtkit::config::config_error& e) {

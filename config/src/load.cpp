@@ -74,9 +74,11 @@ loaded_config load(const config_sources& sources) {
     if (sources.file) {
         const std::string text = read_file_text(*sources.file);
         const detail::toml_file file{text, input_name(*sources.file), base_dir_of(*sources.file)};
-        detail::read_toml(&file, assignments, result.config, &result.origins);
+        detail::read_toml(&file, assignments, result.config, &result.origins,
+                          sources.check_plugins);
     } else {
-        detail::read_toml(nullptr, assignments, result.config, &result.origins);
+        detail::read_toml(nullptr, assignments, result.config, &result.origins,
+                          sources.check_plugins);
     }
     return result;
 }

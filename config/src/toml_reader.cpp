@@ -86,7 +86,7 @@ class toml_reader {
         throw_if_any();
     }
 
-    void read(runtime_config& config) {
+    void read(runtime_config& config, bool check_plugins) {
         const auto names = table_names();
         for (auto&& [key, node] : merged_) {
             const table_spec* table = find_table(key.str());
@@ -103,8 +103,9 @@ class toml_reader {
         }
         // Plugins are checked last, on the merged result: the search path and
         // the preferences may be set in any table, by any layer.
-        for (auto& problem : check_plugin_mentions(mentions_, config))
-            add(problem.at, std::move(problem.message));
+        if (check_plugins)
+            for (auto& problem : check_plugin_mentions(mentions_, config))
+                add(problem.at, std::move(problem.message));
         throw_if_any();
     }
 
@@ -326,10 +327,10 @@ class toml_reader {
 }  // namespace
 
 void read_toml(const toml_file* file, std::span<const assignment> assignments,
-               runtime_config& config, value_origins* origins) {
+               runtime_config& config, value_origins* origins, bool check_plugins) {
     runtime_config result = config;
     value_origins recorded;
-    toml_reader(file, assignments, origins ? &recorded : nullptr).read(result);
+    toml_reader(file, assignments, origins ? &recorded : nullptr).read(result, check_plugins);
     config = std::move(result);
     if (origins)
         for (auto& [key, origin] : recorded)

@@ -25,11 +25,13 @@ struct toml_file {
 /// merge), checks the merged document and applies it over `config`, recording
 /// in `origins` (when not null) where each value it set came from. The merged
 /// document is what is checked, so a --set can fix or break what a file says.
+/// Plugin names and tables are checked against the plugins on the search path
+/// unless `check_plugins` is false.
 /// Throws config_error listing every problem (syntax, unknown keys, wrong
 /// types, bad values, unknown plugins, plugin options the plugin does not
 /// declare), the file's first, then each assignment's in order; `config` is
 /// then unchanged.
 void read_toml(const toml_file* file, std::span<const assignment> assignments,
-               runtime_config& config, value_origins* origins = nullptr);
+               runtime_config& config, value_origins* origins = nullptr, bool check_plugins = true);
 
 }  // namespace rtkit::config::detail

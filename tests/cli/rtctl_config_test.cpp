@@ -2,6 +2,8 @@
 // the real binary, the real plugin files.
 #include <doctest/doctest.h>
 
+#include <stdlib.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -181,6 +183,38 @@ TEST_CASE("plugins list - name kind version ABI file and description of each bui
     CHECK(contains(out, "\nthree_lane  lanes    2.0.0    2.0  PLUGINS/rtkit_lanes_three_lane.so"));
     CHECK(contains(out, "edge-triggered epoll readiness reactor with an eventfd wake"));
     CHECK(contains(out, "\nsearch path (in order):\n  PLUGINS\n"));
+}
+
+TEST_CASE("plugins list - a configuration naming a refused plugin lists it as refused and why") {
+    // A plugin file others could replace: the loader refuses it, so a
+    // configuration that names it does not pass `config check`; `plugins
+    // list` is how one finds out why, so it must still answer.
+    char dir_template[] = "/tmp/rtctl-refused-XXXXXX";
+    REQUIRE(mkdtemp(dir_template) != nullptr);
+    const std::filesystem::path dir = dir_template;
+    const std::filesystem::path loose = dir / "rtkit_reactor_loose.so";
+    std::filesystem::copy_file(plugin_dir + "/rtkit_reactor_epoll.so", loose);
+    std::filesystem::permissions(loose, std::filesystem::perms(0664));
+    const std::filesystem::path toml = dir / "loose.toml";
+    std::ofstream(toml) << "[plugins]\nsearch_path = [\".\"]\n[reactor]\nplugin = \"loose\"\n";
+
+    const auto check = run_rtctl({"config", "check", toml.string()});
+    CHECK(check.status == 2);
+    CHECK(contains(check.err, "writable by group"));
+
+    const auto list = run_rtctl({"plugins", "--config", toml.string(), "list"});
+    CHECK(list.err == "");
+    CHECK(list.status == 0);
+    CHECK(contains(list.out, "\nepoll       reactor  "));
+    CHECK(contains(list.out, "\nrefused:\n  " + loose.string() + ": refusing plugin file '" +
+                                 loose.string() + "': it is writable by group"));
+    CHECK(contains(list.out,
+                   "\nsearch path (in order):\n  " + plugin_dir + "\n  " + dir.string() + "\n"));
+
+    const auto info = run_rtctl({"plugins", "--config", toml.string(), "info", "epoll"});
+    CHECK(info.err == "");
+    CHECK(info.status == 0);
+    std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("plugins info - the descriptor and every option") {

@@ -30,6 +30,10 @@ struct config_sources {
     bool environment = true;
     /// "table.key=value" overrides, applied in order, last.
     std::vector<std::string> overrides;
+    /// Check plugin names and plugin tables against the plugins found on the
+    /// search path. Off for a tool that examines the plugins itself (`rtctl
+    /// plugins`), which needs the search path even when a plugin is refused.
+    bool check_plugins = true;
 };
 
 /// A configuration and where each of its values came from.
