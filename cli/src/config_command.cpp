@@ -57,11 +57,12 @@ rtkit_plugin_kind kind_of(std::string_view table) {
 }
 
 /// [TABLE.NAME] for every plugin the selection names or configures that is on
-/// the search path: each declared option, configured or default.
+/// the search path: each declared option, configured or default. A test-only
+/// option left at its default is shown only with `test_options`.
 void print_plugin_tables(std::ostream& out, const rtkit::config::table_spec& table,
                          const rtkit::plugin_selection& selection,
                          const rtkit::plugin_loader& loader,
-                         const rtkit::config::value_origins& origins) {
+                         const rtkit::config::value_origins& origins, bool test_options) {
     std::vector<std::string> names = selection.preference;
     for (const auto& [name, options] : selection.options)
         if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
@@ -81,9 +82,13 @@ void print_plugin_tables(std::ostream& out, const rtkit::config::table_spec& tab
         for (const rtkit::plugin_option_info& o : info->options) {
             const std::string key = std::string(table.name) + '.' + name + '.' + o.name;
             std::string value = o.default_value;
+            bool set = false;
             if (configured != selection.options.end())
-                if (auto it = configured->second.find(o.name); it != configured->second.end())
+                if (auto it = configured->second.find(o.name); it != configured->second.end()) {
                     value = rtkit::config::to_toml(it->second);
+                    set = true;
+                }
+            if (!set && !test_options && rtkit::is_test_only_option(o.name)) continue;
             lines.add(o.name + " = " + value, origin_of(origins, key, "default of plugin " + name));
         }
         lines.print(out);
@@ -121,7 +126,7 @@ int config_show_command(const config_options& options) {
         lines.print(out);
         if (table.plugin_kind)
             print_plugin_tables(out, table, loaded->config.*(table.plugin_kind), loader,
-                                loaded->origins);
+                                loaded->origins, options.test_options);
     }
     std::cout << out.str();
     return exit_ok;
@@ -156,6 +161,10 @@ config_commands add_config_command(CLI::App& app, config_options& options) {
             ->add_option("--set", options.overrides,
                          "override one key, e.g. --set reactor.plugin=epoll (repeatable)")
             ->allow_extra_args(false);
+
+    commands.show->add_flag("--test-options", options.test_options,
+                            "also show plugin options meant for tests only (names test_*) "
+                            "left at their defaults");
 
     commands.print_default =
         config->add_subcommand("default", "print config/default.toml: every key with its default");

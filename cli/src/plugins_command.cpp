@@ -168,10 +168,20 @@ int plugins_info_command(const plugins_options& options) {
         "[" + std::string(rtkit::kind_name(info.kind)) + "." + info.name + "]";
     std::cout << "options (in " << table << "):\n";
     std::vector<std::vector<std::string>> rows{{"  NAME", "TYPE", "DEFAULT", "VALUES", "HELP"}};
-    for (const rtkit::plugin_option_info& o : info.options)
-        rows.push_back(
-            {"  " + o.name, type_text(o.type), o.default_value, constraint_text(o), o.help});
+    std::size_t hidden = 0;
+    for (const rtkit::plugin_option_info& o : info.options) {
+        const bool test_only = rtkit::is_test_only_option(o.name);
+        if (test_only && !options.test_options) {
+            ++hidden;
+            continue;
+        }
+        rows.push_back({"  " + o.name, type_text(o.type), o.default_value, constraint_text(o),
+                        (test_only ? "[test only] " : "") + o.help});
+    }
     print_columns(std::cout, rows);
+    if (hidden > 0)
+        std::cout << "(" << hidden << " test-only option" << (hidden == 1 ? "" : "s")
+                  << " hidden: --test-options shows " << (hidden == 1 ? "it" : "them") << ")\n";
     return exit_ok;
 }
 
@@ -189,6 +199,8 @@ plugins_commands add_plugins_command(CLI::App& app, plugins_options& options) {
     commands.info->add_option("name", options.name, "the plugin's name, e.g. epoll")->required();
     commands.info->add_option("--kind", options.kind, "reactor, timer or lanes")
         ->check(CLI::IsMember({"reactor", "timer", "lanes"}));
+    commands.info->add_flag("--test-options", options.test_options,
+                            "also list the options meant for tests only (names test_*)");
     return commands;
 }
 

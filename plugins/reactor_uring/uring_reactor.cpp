@@ -64,7 +64,7 @@ ring_settings settings_from(const rtkit::plugin_options& options) {
     ring_settings s;
     s.entries = static_cast<unsigned>(options.get_int("entries"));
     s.sqpoll = options.get_bool("sqpoll");
-    s.fail_probe_errno = static_cast<int>(options.get_int("fail_probe_errno"));
+    s.fail_probe_errno = static_cast<int>(options.get_int("test_fail_probe_errno"));
     s.recv_buffers = static_cast<unsigned>(options.get_int("recv_buffers"));
     s.recv_buffer_size = static_cast<unsigned>(options.get_int("recv_buffer_size"));
     s.fixed_files = static_cast<unsigned>(options.get_int("fixed_files"));

@@ -233,6 +233,37 @@ TEST_CASE("plugins info - the descriptor and every option") {
                    "  cancel_streak_limit  integer  16       1..1024  "));
 }
 
+TEST_CASE("plugins info - test-only options are hidden unless --test-options asks for them") {
+    const auto plain = run_rtctl({"plugins", "info", "uring"});
+    CHECK(plain.status == 0);
+    CHECK(contains(plain.out, "\n  entries "));
+    CHECK_FALSE(contains(plain.out, "fail_probe_errno"));
+    CHECK(contains(plain.out, "\n(1 test-only option hidden: --test-options shows it)\n"));
+
+    const auto all = run_rtctl({"plugins", "info", "uring", "--test-options"});
+    CHECK(all.status == 0);
+    CHECK(contains(all.out,
+                   "\n  test_fail_probe_errno  integer  0        0..4095      [test only] "
+                   "fault injection"));
+    CHECK_FALSE(contains(all.out, "hidden"));
+}
+
+TEST_CASE("config show - test-only options are hidden unless set or asked for") {
+    const auto plain = run_rtctl({"config", "show", "--set", "reactor.plugin=uring"});
+    CHECK(plain.status == 0);
+    CHECK(contains(plain.out, "\n[reactor.uring]\nentries = 256 "));
+    CHECK_FALSE(contains(plain.out, "fail_probe_errno"));
+
+    const auto asked =
+        run_rtctl({"config", "show", "--set", "reactor.plugin=uring", "--test-options"});
+    CHECK(contains(asked.out, "\ntest_fail_probe_errno = 0 "));
+
+    const auto set = run_rtctl({"config", "show", "--set", "reactor.plugin=uring", "--set",
+                                "reactor.uring.test_fail_probe_errno=1"});
+    CHECK(set.err == "");
+    CHECK(contains(set.out, "\ntest_fail_probe_errno = 1 "));
+}
+
 TEST_CASE("plugins info - an unknown name suggests the closest and exits 2") {
     const auto r = run_rtctl({"plugins", "info", "epol"});
     CHECK(r.status == 2);
