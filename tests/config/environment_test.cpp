@@ -10,6 +10,7 @@
 #include "error_text.hpp"
 #include "rtkit/config/load.hpp"
 #include "rtkit/config/schema.hpp"
+#include "temp_toml.hpp"
 
 namespace {
 
@@ -23,16 +24,6 @@ class scoped_env {
 
   private:
     const char* name_;
-};
-
-/// A TOML file in the temporary directory, removed at the end.
-struct temp_toml {
-    explicit temp_toml(const std::string& text)
-        : path(std::filesystem::temp_directory_path() / "rtkit-env-test.toml") {
-        std::ofstream(path) << text;
-    }
-    ~temp_toml() { std::filesystem::remove(path); }
-    std::filesystem::path path;
 };
 
 }  // namespace

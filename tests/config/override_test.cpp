@@ -8,20 +8,11 @@
 
 #include "error_text.hpp"
 #include "rtkit/config/load.hpp"
+#include "temp_toml.hpp"
 
 using rtkit::config::apply_override;
 
 namespace {
-
-/// A TOML file in the temporary directory, removed at the end.
-struct temp_toml {
-    explicit temp_toml(const std::string& text)
-        : path(std::filesystem::temp_directory_path() / "rtkit-override-test.toml") {
-        std::ofstream(path) << text;
-    }
-    ~temp_toml() { std::filesystem::remove(path); }
-    std::filesystem::path path;
-};
 
 rtkit::config::loaded_config load_with(const std::filesystem::path& file,
                                        std::vector<std::string> overrides) {
