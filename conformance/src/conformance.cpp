@@ -108,6 +108,18 @@ report run_conformance(const std::filesystem::path& file, const option_table& op
     return r;
 }
 
+std::vector<std::string> case_names(std::string_view kind) {
+    std::vector<std::string> names;
+    auto add = [&](const auto& cases) {
+        for (const auto& c : cases)
+            names.push_back(std::string(kind) + "." + c.name);
+    };
+    if (kind == "reactor") add(detail::reactor_cases());
+    if (kind == "timer") add(detail::timer_cases());
+    if (kind == "lanes") add(detail::lanes_cases());
+    return names;
+}
+
 std::string format_report(const report& r) {
     std::ostringstream out;
     out << "conformance of " << (r.kind.empty() ? "plugin" : r.kind) << " '" << r.plugin_name

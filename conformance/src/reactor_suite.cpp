@@ -583,27 +583,34 @@ void completion_accept_and_connect(const detail::factory<reactor>& make) {
 
 }  // namespace
 
+namespace detail {
+
+const std::vector<test_case<reactor>>& reactor_cases() {
+    static const std::vector<test_case<reactor>> cases{
+        {"register_and_deregister", &register_and_deregister},
+        {"duplicate_add_refused", &duplicate_add_refused},
+        {"read_readiness", &read_readiness},
+        {"write_readiness", &write_readiness},
+        {"interest_changes", &interest_changes},
+        {"hangup_reported", &hangup_reported},
+        {"error_reported", &error_reported},
+        {"wake_from_another_thread", &wake_from_another_thread},
+        {"poll_honours_timeout", &poll_honours_timeout},
+        {"ten_thousand_descriptors", &ten_thousand_descriptors},
+        {"reused_descriptor_gets_no_stale_event", &reused_descriptor_gets_no_stale_event},
+        {"many_wakes_coalesce", &many_wakes_coalesce},
+        {"waker_armed_twice_fires_once", &waker_armed_twice_fires_once},
+        {"completion_recv_and_send", &completion_recv_and_send},
+        {"completion_cancel_leaves_nothing", &completion_cancel_leaves_nothing},
+        {"completion_accept_and_connect", &completion_accept_and_connect},
+    };
+    return cases;
+}
+
+}  // namespace detail
+
 report run_reactor_conformance(const std::filesystem::path& file, const option_table& options) {
-    return detail::run_cases<reactor>(
-        file, options,
-        {
-            {"register_and_deregister", &register_and_deregister},
-            {"duplicate_add_refused", &duplicate_add_refused},
-            {"read_readiness", &read_readiness},
-            {"write_readiness", &write_readiness},
-            {"interest_changes", &interest_changes},
-            {"hangup_reported", &hangup_reported},
-            {"error_reported", &error_reported},
-            {"wake_from_another_thread", &wake_from_another_thread},
-            {"poll_honours_timeout", &poll_honours_timeout},
-            {"ten_thousand_descriptors", &ten_thousand_descriptors},
-            {"reused_descriptor_gets_no_stale_event", &reused_descriptor_gets_no_stale_event},
-            {"many_wakes_coalesce", &many_wakes_coalesce},
-            {"waker_armed_twice_fires_once", &waker_armed_twice_fires_once},
-            {"completion_recv_and_send", &completion_recv_and_send},
-            {"completion_cancel_leaves_nothing", &completion_cancel_leaves_nothing},
-            {"completion_accept_and_connect", &completion_accept_and_connect},
-        });
+    return detail::run_cases<reactor>(file, options, detail::reactor_cases());
 }
 
 }  // namespace rtkit::conformance

@@ -39,6 +39,11 @@ struct test_case {
     void (*run)(const factory<Interface>& make);
 };
 
+/// Each suite's cases, in the order they run.
+const std::vector<test_case<reactor>>& reactor_cases();
+const std::vector<test_case<timer_driver>>& timer_cases();
+const std::vector<test_case<lane_policy>>& lanes_cases();
+
 /// Runs every case with its own object; a case that throws anything fails.
 template <class Interface>
 report run_cases(const std::filesystem::path& file, const option_table& options,
