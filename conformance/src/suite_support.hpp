@@ -28,6 +28,8 @@ inline void require(bool ok, const std::string& what) {
 [[noreturn]] inline void skip(const std::string& why) {
     throw case_skipped(why);
 }
+/// Says how a case passed (its message in the report), e.g. the size it ran at.
+void note(std::string text);
 
 /// Makes a fresh plugin object for one case.
 template <class Interface>

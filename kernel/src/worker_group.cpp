@@ -18,7 +18,7 @@ constexpr int retire_rounds = 1000;
 constexpr int retire_polls_per_round = 10'000;
 }  // namespace
 
-worker_group::worker_group(flavor f, std::shared_ptr<reactor> io)
+worker_group::worker_group(flavor f, std::shared_ptr<io_driver> io)
     : flavor_(f), io_(std::move(io)) {}
 
 worker_group::~worker_group() {

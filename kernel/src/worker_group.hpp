@@ -8,7 +8,7 @@
 #include "idle_workers.hpp"
 #include "mpsc_queue.hpp"
 #include "remote_request.hpp"
-#include "rtkit/reactor.hpp"
+#include "rtkit/detail/io_driver.hpp"
 #include "rtkit/sync/spin_lock.hpp"
 
 namespace rtkit::detail {
@@ -25,7 +25,7 @@ class worker_group {
   public:
     enum class flavor { current_thread, multi_thread };
 
-    worker_group(flavor f, std::shared_ptr<reactor> io);
+    worker_group(flavor f, std::shared_ptr<io_driver> io);
     /// Retires every worker (see retire()) before the reactor goes.
     ~worker_group();
     worker_group(const worker_group&) = delete;
@@ -61,7 +61,7 @@ class worker_group {
 
     // --- The reactor. ---
 
-    reactor& io() noexcept { return *io_; }
+    io_driver& io() noexcept { return *io_; }
     /// Serialises reactor calls: the reactor is called by one thread at a
     /// time. In the current-thread flavor that is the thread driving the
     /// worker, and this is a no-op; with several workers it is a mutex, and a
@@ -122,7 +122,7 @@ class worker_group {
 
   private:
     flavor flavor_;
-    std::shared_ptr<reactor> io_;
+    std::shared_ptr<io_driver> io_;
     std::vector<std::unique_ptr<worker>> workers_;
     mpsc_queue<schedulable, task_link> injector_;
     sync::detail::spin_lock injector_consumer_;  ///< one worker takes from it at a time

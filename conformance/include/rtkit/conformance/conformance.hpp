@@ -22,7 +22,7 @@ std::string_view verdict_name(verdict v) noexcept;
 struct case_result {
     std::string name;  ///< e.g. "reactor.read_readiness"
     verdict outcome = verdict::passed;
-    std::string message;  ///< why it failed or was skipped; empty when it passed
+    std::string message;  ///< why it failed or was skipped, or a note on how it passed
     std::chrono::microseconds elapsed{0};
 };
 
