@@ -9,9 +9,9 @@ using namespace rtkit;
 using namespace std::chrono_literals;
 
 TEST_CASE("deadline: co_await read(...).with_deadline(t) times out - or reads what came in time") {
-    for (const std::string& reactor : net_test::reactors) {
-        INFO("reactor: " << reactor);
-        runtime rt(net_test::config_for(reactor));
+    for (const net_test::setup& setup : net_test::setups) {
+        INFO(setup.name());
+        runtime rt(net_test::config_for(setup));
         rt.block_on([]() -> task<void> {
             net::pipe_ends p = net::open_pipe();
             char buffer[8];
