@@ -53,6 +53,21 @@ class worker_group {
     /// a time, the others skip it). Returns how many went into `out`.
     std::size_t take_injected(schedulable** out, std::size_t max) noexcept;
     bool injector_looks_empty() const noexcept { return injector_.looks_empty(); }
+    /// Held by a thread from before it takes spawned tasks out of the
+    /// injector or an inbox until they are admitted into a store, so that
+    /// spawns_in_flight() sees them in between.
+    class admission {
+      public:
+        explicit admission(worker_group& group) noexcept : group_(group) {
+            group_.admitting_.fetch_add(1, std::memory_order_seq_cst);
+        }
+        ~admission() { group_.admitting_.fetch_sub(1, std::memory_order_seq_cst); }
+        admission(const admission&) = delete;
+        admission& operator=(const admission&) = delete;
+
+      private:
+        worker_group& group_;
+    };
 
     /// After a worker queued new work locally: if every other worker is
     /// parked and none is looking for work, unparks one to come and steal.
@@ -108,8 +123,9 @@ class worker_group {
     void unpark_all() noexcept;
     /// How many tasks are alive in all stores (a snapshot, any thread).
     std::size_t live_tasks() const noexcept;
-    /// True when spawned tasks may wait in the injector or an inbox, not yet
-    /// registered in any store (a hint, any thread).
+    /// True when spawned tasks may wait in the injector or an inbox, or be on
+    /// their way from there into a store (any thread). Checked before
+    /// live_tasks(), a false answer means every spawn so far is in a store.
     bool spawns_in_flight() const noexcept;
     /// How many tasks have finished in all stores (a snapshot, any thread).
     std::uint64_t finished_tasks() const noexcept;
@@ -138,6 +154,7 @@ class worker_group {
     /// readiness would wait for a worker to run out of work.
     std::atomic<bool> reactor_waiter_{false};
     std::atomic<long> io_registrations_{0};
+    std::atomic<int> admitting_{0};  ///< threads inside an admission
     std::atomic<bool> shutting_down_{false};
     bool retired_ = false;
 };
