@@ -1,8 +1,8 @@
 # rtkit_add_plugin(NAME KIND SOURCES ...)
 #
-# Builds a plugin library named rtkit_<KIND>_<NAME> (no "lib" prefix) with hidden
-# symbol visibility, so only the descriptor alias is exported. KIND is reactor,
-# timer or lanes; NAME is what a configuration asks for ([reactor] plugin = "NAME").
+# Builds a plugin library named rtkit_<KIND>_<NAME> (no "lib" prefix) that exports
+# the descriptor alias and nothing else. KIND is reactor, timer or lanes; NAME is
+# what a configuration asks for ([reactor] plugin = "NAME").
 #
 # The same function serves the rtkit tree and, through find_package(rtkit), third
 # parties. Two optional variables, read when it is called:
@@ -22,6 +22,19 @@ function(rtkit_add_plugin NAME KIND)
     PREFIX ""
     CXX_VISIBILITY_PRESET hidden
     VISIBILITY_INLINES_HIDDEN ON)
+  # Hidden visibility is not enough: headers that mark their classes visible
+  # (Boost.System's error categories, pulled in by Boost.DLL) and unique
+  # template statics would still be exported. The linker keeps only the alias,
+  # rtkit_plugin_descriptor_vMAJOR.
+  if(APPLE)
+    target_link_options(${target} PRIVATE "LINKER:-exported_symbol,_rtkit_plugin_descriptor_v*")
+  elseif(UNIX)
+    set(exports ${CMAKE_BINARY_DIR}/rtkit_plugin_exports.map)
+    file(CONFIGURE OUTPUT ${exports}
+      CONTENT "{\n  global: rtkit_plugin_descriptor_v*;\n  local: *;\n};\n")
+    target_link_options(${target} PRIVATE "LINKER:--version-script=${exports}")
+    set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${exports})
+  endif()
   if(DEFINED RTKIT_PLUGIN_OUTPUT_DIR)
     set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${RTKIT_PLUGIN_OUTPUT_DIR})
   endif()

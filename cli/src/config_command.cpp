@@ -7,6 +7,7 @@
 
 #include "exit_codes.hpp"
 #include "rtkit/config/default_toml.hpp"
+#include "rtkit/config/input_file.hpp"
 #include "rtkit/config/load.hpp"
 #include "rtkit/config/toml_text.hpp"
 #include "rtkit/plugin_loader.hpp"
@@ -56,11 +57,12 @@ rtkit_plugin_kind kind_of(std::string_view table) {
 }
 
 /// [TABLE.NAME] for every plugin the selection names or configures that is on
-/// the search path: each declared option, configured or default.
+/// the search path: each declared option, configured or default. A test-only
+/// option left at its default is shown only with `test_options`.
 void print_plugin_tables(std::ostream& out, const rtkit::config::table_spec& table,
                          const rtkit::plugin_selection& selection,
                          const rtkit::plugin_loader& loader,
-                         const rtkit::config::value_origins& origins) {
+                         const rtkit::config::value_origins& origins, bool test_options) {
     std::vector<std::string> names = selection.preference;
     for (const auto& [name, options] : selection.options)
         if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
@@ -80,9 +82,13 @@ void print_plugin_tables(std::ostream& out, const rtkit::config::table_spec& tab
         for (const rtkit::plugin_option_info& o : info->options) {
             const std::string key = std::string(table.name) + '.' + name + '.' + o.name;
             std::string value = o.default_value;
+            bool set = false;
             if (configured != selection.options.end())
-                if (auto it = configured->second.find(o.name); it != configured->second.end())
+                if (auto it = configured->second.find(o.name); it != configured->second.end()) {
                     value = rtkit::config::to_toml(it->second);
+                    set = true;
+                }
+            if (!set && !test_options && rtkit::is_test_only_option(o.name)) continue;
             lines.add(o.name + " = " + value, origin_of(origins, key, "default of plugin " + name));
         }
         lines.print(out);
@@ -94,7 +100,7 @@ void print_plugin_tables(std::ostream& out, const rtkit::config::table_spec& tab
 int config_check_command(const config_options& options) {
     const auto loaded = load_or_report(options);
     if (!loaded) return exit_bad_input;
-    std::cout << options.file->string() << ": ok\n";
+    std::cout << rtkit::config::input_name(*options.file) << ": ok\n";
     return exit_ok;
 }
 
@@ -103,7 +109,8 @@ int config_show_command(const config_options& options) {
     if (!loaded) return exit_bad_input;
     std::ostringstream out;
     out << "# effective configuration: --set > RTKIT_* environment > "
-        << (options.file ? options.file->string() : std::string("(no file)")) << " > defaults\n";
+        << (options.file ? rtkit::config::input_name(*options.file) : std::string("(no file)"))
+        << " > defaults\n";
     const rtkit::plugin_loader loader(loaded->config.plugin_search_path,
                                       {loaded->config.allow_insecure_plugins});
     for (const auto& table : rtkit::config::tables()) {
@@ -119,7 +126,7 @@ int config_show_command(const config_options& options) {
         lines.print(out);
         if (table.plugin_kind)
             print_plugin_tables(out, table, loaded->config.*(table.plugin_kind), loader,
-                                loaded->origins);
+                                loaded->origins, options.test_options);
     }
     std::cout << out.str();
     return exit_ok;
@@ -138,7 +145,8 @@ config_commands add_config_command(CLI::App& app, config_options& options) {
 
     commands.check = config->add_subcommand(
         "check", "validate a TOML configuration (exit 0 when valid, 2 with its errors)");
-    commands.check->add_option("file", options.file, "the configuration (TOML)")
+    commands.check
+        ->add_option("file", options.file, "the configuration (TOML; '-' reads standard input)")
         ->required()
         ->type_name("FILE");
 
@@ -146,13 +154,18 @@ config_commands add_config_command(CLI::App& app, config_options& options) {
         "show",
         "print the effective configuration with defaults filled in and where each "
         "value came from");
-    commands.show->add_option("file", options.file, "the configuration (TOML); default: none");
+    commands.show->add_option("file", options.file,
+                              "the configuration (TOML; '-' reads standard input); default: none");
 
     for (CLI::App* command : {commands.check, commands.show})
         command
             ->add_option("--set", options.overrides,
                          "override one key, e.g. --set reactor.plugin=epoll (repeatable)")
             ->allow_extra_args(false);
+
+    commands.show->add_flag("--test-options", options.test_options,
+                            "also show plugin options meant for tests only (names test_*) "
+                            "left at their defaults");
 
     commands.print_default =
         config->add_subcommand("default", "print config/default.toml: every key with its default");

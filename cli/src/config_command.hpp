@@ -17,6 +17,8 @@ struct config_options {
     std::optional<std::filesystem::path> file;
     /// "table.key=value" overrides, applied after the file and the environment.
     std::vector<std::string> overrides;
+    /// show: also the test-only plugin options left at their defaults.
+    bool test_options = false;
 };
 
 /// The subcommands `config` declares; main tests which one was chosen.

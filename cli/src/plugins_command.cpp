@@ -15,11 +15,15 @@ namespace {
 namespace fs = std::filesystem;
 
 /// The loader the runtime would use: the configuration's search path (file and
-/// environment), then RTKIT_PLUGIN_PATH. Nullopt after printing config errors.
+/// environment), then RTKIT_PLUGIN_PATH. The plugins the configuration names
+/// are not checked: a refused one is what these commands are for showing.
+/// Nullopt after printing config errors.
 std::optional<rtkit::plugin_loader> make_loader(const plugins_options& options) {
     try {
-        const auto loaded =
-            rtkit::config::load(rtkit::config::config_sources{options.config_file, true, {}});
+        rtkit::config::config_sources sources;
+        sources.file = options.config_file;
+        sources.check_plugins = false;
+        const auto loaded = rtkit::config::load(sources);
         return rtkit::plugin_loader(loaded.config.plugin_search_path,
                                     {loaded.config.allow_insecure_plugins});
     } catch (const rtkit::config::config_error& e) {
@@ -164,10 +168,20 @@ int plugins_info_command(const plugins_options& options) {
         "[" + std::string(rtkit::kind_name(info.kind)) + "." + info.name + "]";
     std::cout << "options (in " << table << "):\n";
     std::vector<std::vector<std::string>> rows{{"  NAME", "TYPE", "DEFAULT", "VALUES", "HELP"}};
-    for (const rtkit::plugin_option_info& o : info.options)
-        rows.push_back(
-            {"  " + o.name, type_text(o.type), o.default_value, constraint_text(o), o.help});
+    std::size_t hidden = 0;
+    for (const rtkit::plugin_option_info& o : info.options) {
+        const bool test_only = rtkit::is_test_only_option(o.name);
+        if (test_only && !options.test_options) {
+            ++hidden;
+            continue;
+        }
+        rows.push_back({"  " + o.name, type_text(o.type), o.default_value, constraint_text(o),
+                        (test_only ? "[test only] " : "") + o.help});
+    }
     print_columns(std::cout, rows);
+    if (hidden > 0)
+        std::cout << "(" << hidden << " test-only option" << (hidden == 1 ? "" : "s")
+                  << " hidden: --test-options shows " << (hidden == 1 ? "it" : "them") << ")\n";
     return exit_ok;
 }
 
@@ -187,6 +201,8 @@ plugins_commands add_plugins_command(CLI::App& app, plugins_options& options) {
     commands.info->add_option("name", options.name, "the plugin's name, e.g. epoll")->required();
     commands.info->add_option("--kind", options.kind, "reactor, timer or lanes")
         ->check(CLI::IsMember({"reactor", "timer", "lanes"}));
+    commands.info->add_flag("--test-options", options.test_options,
+                            "also list the options meant for tests only (names test_*)");
     // --config belongs to `plugins`; let it come after `list` or `info` too.
     commands.list->fallthrough();
     commands.info->fallthrough();

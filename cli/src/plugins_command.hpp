@@ -18,6 +18,8 @@ struct plugins_options {
     /// info: the plugin's name, and optionally its kind when names collide.
     std::string name;
     std::string kind;
+    /// info: also the options meant for tests only (rtkit::is_test_only_option).
+    bool test_options = false;
 };
 
 /// The subcommands `plugins` declares; main tests which one was chosen.

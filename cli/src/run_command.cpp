@@ -33,7 +33,7 @@ CLI::App* add_run_command(CLI::App& app, run_options& options) {
         "run",
         "run a script on a runtime built from the configuration (cli/README.md describes "
         "the language)");
-    command->add_option("script", options.script, "the script to run (.rts)")->required();
+    command->add_option("script", options.script, "the script to run (.rts; '-' reads standard input)")->required();
     command
         ->add_option("--config,-c", options.config_file,
                      "runtime configuration (TOML); default: the built-in defaults, the values "
@@ -59,6 +59,11 @@ CLI::App* add_run_command(CLI::App& app, run_options& options) {
 }
 
 int run_command(const run_options& options) {
+    if (options.script == "-" && options.config_file == "-") {
+        std::cerr << "rtctl: error: standard input ('-') can hold the script or the "
+                     "configuration, not both\n";
+        return exit_bad_input;
+    }
     auto source = read_script(options.script);
     if (!source) return exit_bad_input;
     std::optional<rtkit::script::program> program;

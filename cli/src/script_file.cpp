@@ -1,30 +1,20 @@
 #include "script_file.hpp"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <iostream>
-#include <sstream>
+
+#include "rtkit/config/input_file.hpp"
 
 namespace rtctl {
 
 std::shared_ptr<const rtkit::script::source_file> read_script(const std::filesystem::path& path) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) {
-        std::cerr << "rtctl: error: cannot read script '" << path.string()
-                  << "': it is a directory\n";
+    const std::string name = rtkit::config::input_name(path);
+    try {
+        return std::make_shared<const rtkit::script::source_file>(
+            rtkit::script::source_file{name, rtkit::config::read_input_file(path)});
+    } catch (const rtkit::config::input_error& e) {
+        std::cerr << "rtctl: error: cannot read script '" << name << "': " << e.what() << '\n';
         return nullptr;
     }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        std::cerr << "rtctl: error: cannot read script '" << path.string()
-                  << "': " << std::strerror(errno) << '\n';
-        return nullptr;
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
-    return std::make_shared<const rtkit::script::source_file>(
-        rtkit::script::source_file{path.string(), text.str()});
 }
 
 }  // namespace rtctl

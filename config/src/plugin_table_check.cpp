@@ -81,8 +81,7 @@ rtkit_plugin_kind kind_of(const table_spec& table) {
 
 class checker {
   public:
-    checker(const runtime_config& config, std::string_view source_name)
-        : config_(config), source_(source_name), known_(config) {}
+    explicit checker(const runtime_config& config) : config_(config), known_(config) {}
 
     void preference(const preference_entry& entry) {
         const plugin_selection& selection = config_.*(entry.table->plugin_kind);
@@ -125,7 +124,7 @@ class checker {
             check_option(*info, header, option);
     }
 
-    std::vector<config_diagnostic> take() { return std::move(diagnostics_); }
+    std::vector<plugin_problem> take() { return std::move(problems_); }
 
   private:
     void check_option(const plugin_info& info, const std::string& header,
@@ -150,7 +149,7 @@ class checker {
         const plugin_option_info& o = *declared;
         if (!has_option_type(option.value, o.type)) {
             error(option.value_at, what + " must be " + std::string(option_type_name(o.type)) +
-                                       ", not " + std::string(option_type_name(option.value)) +
+                                       ", not " + option.value_description +
                                        " (default: " + o.default_value + ")");
             return;
         }
@@ -173,23 +172,20 @@ class checker {
     }
 
     void error(source_position at, std::string message) {
-        diagnostics_.push_back(
-            config_diagnostic{std::string(source_), at.line, at.column, std::move(message)});
+        problems_.push_back(plugin_problem{at, std::move(message)});
     }
 
     const runtime_config& config_;
-    std::string_view source_;
     known_plugins known_;
-    std::vector<config_diagnostic> diagnostics_;
+    std::vector<plugin_problem> problems_;
 };
 
 }  // namespace
 
-std::vector<config_diagnostic> check_plugin_mentions(const plugin_mentions& mentions,
-                                                     const runtime_config& config,
-                                                     std::string_view source_name) {
+std::vector<plugin_problem> check_plugin_mentions(const plugin_mentions& mentions,
+                                                  const runtime_config& config) {
     if (mentions.preferences.empty() && mentions.tables.empty()) return {};
-    checker check(config, source_name);
+    checker check(config);
     for (const preference_entry& p : mentions.preferences)
         check.preference(p);
     for (const plugin_table_entry& t : mentions.tables)

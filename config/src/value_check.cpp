@@ -38,7 +38,9 @@ std::optional<std::string> resolve_paths(const key_spec& key, std::vector<std::s
         if (path.empty()) return quoted_name(key) + " holds an empty path";
         std::filesystem::path p(path);
         if (p.is_relative()) p = base_dir / p;
-        path = p.lexically_normal().string();
+        p = p.lexically_normal();
+        if (p.filename().empty() && p != p.root_path()) p = p.parent_path();  // "dir/" -> "dir"
+        path = p.string();
     }
     return std::nullopt;
 }

@@ -1,6 +1,8 @@
 // Running suites and reporting: the part shared by every plugin kind.
 #include <exception>
 #include <sstream>
+#include <string>
+#include <utility>
 
 #include "rtkit/conformance/conformance.hpp"
 #include "suite_support.hpp"
@@ -32,6 +34,15 @@ bool report::passed() const noexcept {
 
 namespace detail {
 
+namespace {
+/// note()'s text for the case running on this thread.
+thread_local std::string case_note;
+}  // namespace
+
+void note(std::string text) {
+    case_note = std::move(text);
+}
+
 template <class Interface>
 report run_cases(const std::filesystem::path& file, const option_table& options,
                  const std::vector<test_case<Interface>>& cases) {
@@ -53,8 +64,10 @@ report run_cases(const std::filesystem::path& file, const option_table& options,
     for (const test_case<Interface>& c : cases) {
         case_result result{std::string(r.kind) + "." + c.name, verdict::passed, {}, {}};
         const auto start = std::chrono::steady_clock::now();
+        case_note.clear();
         try {
             c.run(make);
+            result.message = std::move(case_note);
         } catch (const case_skipped& e) {
             result.outcome = verdict::skipped;
             result.message = e.what();
@@ -106,6 +119,18 @@ report run_conformance(const std::filesystem::path& file, const option_table& op
     r.file = file;
     r.load_error = "no conformance suite for this plugin kind";
     return r;
+}
+
+std::vector<std::string> case_names(std::string_view kind) {
+    std::vector<std::string> names;
+    auto add = [&](const auto& cases) {
+        for (const auto& c : cases)
+            names.push_back(std::string(kind) + "." + c.name);
+    };
+    if (kind == "reactor") add(detail::reactor_cases());
+    if (kind == "timer") add(detail::timer_cases());
+    if (kind == "lanes") add(detail::lanes_cases());
+    return names;
 }
 
 std::string format_report(const report& r) {

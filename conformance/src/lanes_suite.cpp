@@ -185,17 +185,24 @@ void random_mix_loses_nothing(const detail::factory<lane_policy>& make) {
 
 }  // namespace
 
+namespace detail {
+
+const std::vector<test_case<lane_policy>>& lanes_cases() {
+    static const std::vector<test_case<lane_policy>> cases{
+        {"empty_policy_pops_nothing", &empty_policy_pops_nothing},
+        {"cancel_before_ready", &cancel_before_ready},
+        {"cancel_stream_does_not_starve_ready", &cancel_stream_does_not_starve_ready},
+        {"promote_moves_a_ready_task_to_cancel", &promote_moves_a_ready_task_to_cancel},
+        {"steal_takes_only_ready", &steal_takes_only_ready},
+        {"random_mix_loses_nothing", &random_mix_loses_nothing},
+    };
+    return cases;
+}
+
+}  // namespace detail
+
 report run_lanes_conformance(const std::filesystem::path& file, const option_table& options) {
-    return detail::run_cases<lane_policy>(
-        file, options,
-        {
-            {"empty_policy_pops_nothing", &empty_policy_pops_nothing},
-            {"cancel_before_ready", &cancel_before_ready},
-            {"cancel_stream_does_not_starve_ready", &cancel_stream_does_not_starve_ready},
-            {"promote_moves_a_ready_task_to_cancel", &promote_moves_a_ready_task_to_cancel},
-            {"steal_takes_only_ready", &steal_takes_only_ready},
-            {"random_mix_loses_nothing", &random_mix_loses_nothing},
-        });
+    return detail::run_cases<lane_policy>(file, options, detail::lanes_cases());
 }
 
 }  // namespace rtkit::conformance

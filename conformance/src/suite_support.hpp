@@ -28,6 +28,8 @@ inline void require(bool ok, const std::string& what) {
 [[noreturn]] inline void skip(const std::string& why) {
     throw case_skipped(why);
 }
+/// Says how a case passed (its message in the report), e.g. the size it ran at.
+void note(std::string text);
 
 /// Makes a fresh plugin object for one case.
 template <class Interface>
@@ -38,6 +40,11 @@ struct test_case {
     const char* name;
     void (*run)(const factory<Interface>& make);
 };
+
+/// Each suite's cases, in the order they run.
+const std::vector<test_case<reactor>>& reactor_cases();
+const std::vector<test_case<timer_driver>>& timer_cases();
+const std::vector<test_case<lane_policy>>& lanes_cases();
 
 /// Runs every case with its own object; a case that throws anything fails.
 template <class Interface>

@@ -257,21 +257,28 @@ void clock_is_monotonic(const detail::factory<timer_driver>& make) {
 
 }  // namespace
 
+namespace detail {
+
+const std::vector<test_case<timer_driver>>& timer_cases() {
+    static const std::vector<test_case<timer_driver>> cases{
+        {"fires_at_deadline_never_before", &fires_at_deadline_never_before},
+        {"past_deadline_fires_at_next_fire", &past_deadline_fires_at_next_fire},
+        {"cancel_prevents_firing", &cancel_prevents_firing},
+        {"cancel_after_fire_returns_false", &cancel_after_fire_returns_false},
+        {"stale_handle_never_aliases", &stale_handle_never_aliases},
+        {"next_deadline_ordering", &next_deadline_ordering},
+        {"many_random_timers_fire_in_order", &many_random_timers_fire_in_order},
+        {"far_deadlines_cascade", &far_deadlines_cascade},
+        {"handles_survive_reuse", &handles_survive_reuse},
+        {"clock_is_monotonic", &clock_is_monotonic},
+    };
+    return cases;
+}
+
+}  // namespace detail
+
 report run_timer_conformance(const std::filesystem::path& file, const option_table& options) {
-    return detail::run_cases<timer_driver>(
-        file, options,
-        {
-            {"fires_at_deadline_never_before", &fires_at_deadline_never_before},
-            {"past_deadline_fires_at_next_fire", &past_deadline_fires_at_next_fire},
-            {"cancel_prevents_firing", &cancel_prevents_firing},
-            {"cancel_after_fire_returns_false", &cancel_after_fire_returns_false},
-            {"stale_handle_never_aliases", &stale_handle_never_aliases},
-            {"next_deadline_ordering", &next_deadline_ordering},
-            {"many_random_timers_fire_in_order", &many_random_timers_fire_in_order},
-            {"far_deadlines_cascade", &far_deadlines_cascade},
-            {"handles_survive_reuse", &handles_survive_reuse},
-            {"clock_is_monotonic", &clock_is_monotonic},
-        });
+    return detail::run_cases<timer_driver>(file, options, detail::timer_cases());
 }
 
 }  // namespace rtkit::conformance

@@ -66,50 +66,35 @@ poll_reactor::~poll_reactor() {
     ::close(wake_write_);
 }
 
-rtkit::io_token poll_reactor::add(int fd, rtkit::interest what) {
+void poll_reactor::add(int fd, rtkit::io_token token) {
     // poll(2) keeps no registration to fail, so check the descriptor here: a
     // bad one must be refused now, as epoll_ctl(ADD) would, not reported later.
-    if (fd >= 0 && ::fcntl(fd, F_GETFD) < 0)
+    if (::fcntl(fd, F_GETFD) < 0)
         throw_errno(EBADF, "poll reactor add(fd " + std::to_string(fd) + ")");
-    return table_.insert(fd, what);  // EBADF for a negative fd, EEXIST for a registered one
+    const auto at = static_cast<std::size_t>(fd);
+    if (at >= by_fd_.size()) by_fd_.resize(at + 1);
+    by_fd_[at] = registration{token, 0};  // nothing is watched until rtkit waits
 }
 
-void poll_reactor::modify(rtkit::io_token token, rtkit::interest what) {
-    table_.modify(token, what);  // the next poll() asks for the new interest
+void poll_reactor::watch(int fd, rtkit::io_token, rtkit::interest want) {
+    registration& r = by_fd_[static_cast<std::size_t>(fd)];
+    const auto bits = static_cast<unsigned>(want);
+    // A reader also learns of the peer's hang-up (POLLHUP and POLLERR come
+    // whatever is asked for).
+    if (bits & rtkit::ready::readable) r.events |= POLLIN | peer_hangup;
+    if (bits & rtkit::ready::writable) r.events |= POLLOUT;
 }
 
-void poll_reactor::remove(rtkit::io_token token) noexcept {
-    table_.erase(token);
-}
-
-unsigned poll_reactor::poll_ready(rtkit::io_token token, rtkit::interest want,
-                                  const rtkit::waker& w) {
-    return table_.poll_ready(token, want, w);
-}
-
-void poll_reactor::clear_ready(rtkit::io_token token, unsigned bits) noexcept {
-    table_.clear_ready(token, bits);
+void poll_reactor::remove(int fd, rtkit::io_token) noexcept {
+    by_fd_[static_cast<std::size_t>(fd)] = registration{};
 }
 
 void poll_reactor::build_poll_list() {
     pollfds_.clear();
-    polled_.clear();
     pollfds_.push_back(pollfd{wake_read_, POLLIN, 0});
-    for (std::uint32_t index = 0; index < table_.slot_count(); ++index) {
-        const auto* r = table_.find_slot(index);
-        // After a hangup or an error every poll_ready answers at once, so
-        // there is nothing left to wait for (and poll(2) would report it again
-        // on every call).
-        if (!r || r->latched & rtkit::reactor_support::always_reported) continue;
-        const unsigned unlatched = r->interest & ~r->latched;
-        short events = peer_hangup;
-        if (unlatched & rtkit::ready::readable) events |= POLLIN;
-        if (unlatched & rtkit::ready::writable) events |= POLLOUT;
-        // Still polled when both directions are latched: POLLHUP and POLLERR
-        // are reported whatever `events` asks for.
-        pollfds_.push_back(pollfd{r->fd, events, 0});
-        polled_.push_back(table_.token_of_fd(r->fd));
-    }
+    for (std::size_t fd = 0; fd < by_fd_.size(); ++fd)
+        if (by_fd_[fd].token != 0 && by_fd_[fd].events != 0)
+            pollfds_.push_back(pollfd{static_cast<int>(fd), by_fd_[fd].events, 0});
 }
 
 int poll_reactor::wait(rtkit::duration timeout) {
@@ -144,19 +129,26 @@ void poll_reactor::drain_wake_pipe() noexcept {
     wake_pending_.exchange(false, std::memory_order_acq_rel);
 }
 
-std::size_t poll_reactor::poll(rtkit::duration timeout) {
+std::size_t poll_reactor::poll(rtkit::duration timeout, rtkit::readiness_sink& sink) {
     build_poll_list();
     if (wait(timeout) < 0) throw_errno(errno, "poll");
     if (pollfds_[0].revents) drain_wake_pipe();
-    std::size_t became_ready = 0;
     for (std::size_t i = 1; i < pollfds_.size(); ++i) {
         if (!pollfds_[i].revents) continue;
-        // Nothing removes a registration during poll() (wakers must not call
-        // back into the reactor); the generation check keeps it that way.
-        auto* r = table_.find(polled_[i - 1]);
-        if (r && table_.deliver(*r, ready_bits(pollfds_[i].revents))) ++became_ready;
+        // Nothing adds or removes a registration during poll() (the wakers
+        // that deliver() fires never call back into the reactor), so this is
+        // still the registration the list was built from.
+        registration& r = by_fd_[static_cast<std::size_t>(pollfds_[i].fd)];
+        const unsigned bits = ready_bits(pollfds_[i].revents);
+        sink.deliver(r.token, bits);
+        // rtkit holds it now: stop asking until it waits again (watch()).
+        if (bits & (rtkit::ready::hangup | rtkit::ready::error))
+            r.events = 0;
+        else if (bits & rtkit::ready::readable)
+            r.events &= static_cast<short>(~(POLLIN | peer_hangup));
+        if (bits & rtkit::ready::writable) r.events &= static_cast<short>(~POLLOUT);
     }
-    return became_ready;
+    return 0;  // readiness only
 }
 
 void poll_reactor::wake() noexcept {

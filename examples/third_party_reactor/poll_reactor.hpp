@@ -8,23 +8,20 @@
 
 #include <rtkit/plugin.hpp>
 #include <rtkit/reactor.hpp>
-#include <rtkit/reactor_support/registration_table.hpp>
 
 namespace example_poll {
 
 /// Readiness through poll(2), which is level-triggered and keeps no state in
-/// the kernel: every poll() passes the whole list of descriptors.
+/// the kernel: every poll() passes the list of descriptors to watch.
 ///
-/// Each registration latches the readiness poll(2) reported (readable,
-/// writable, hangup, error) until clear_ready(), as rtkit::reactor requires.
-/// Because poll(2) reports a ready descriptor again on every call, a direction
-/// already latched is not asked for again: otherwise one readable socket whose
-/// task is busy would make every wait return at once (a busy loop).
-///
-/// Registrations, tokens and the latching rules come from rtkit's
-/// registration_table (generation-checked tokens, so the token of a removed
-/// registration never names a later one; a second add of a descriptor is
-/// refused with EEXIST); this file only talks to poll(2).
+/// rtkit keeps what was delivered (the readiness it latched) and calls
+/// watch() when it waits for a direction it holds nothing of. So a direction
+/// is watched from watch() until poll(2) reports it, then left out of the
+/// list: poll(2) reports a ready descriptor again on every call, and asking
+/// again for what rtkit already holds would make every wait return at once
+/// (a busy loop while, say, a socket stays writable). After a hang-up or an
+/// error rtkit answers every wait by itself, so nothing of that descriptor is
+/// watched until the next watch().
 ///
 /// wake() writes one byte to a non-blocking self-pipe whose read end is always
 /// the first descriptor polled; a flag makes every wake after the first (until
@@ -36,17 +33,20 @@ class poll_reactor final : public rtkit::reactor {
     poll_reactor(const poll_reactor&) = delete;
     poll_reactor& operator=(const poll_reactor&) = delete;
 
-    rtkit::io_token add(int fd, rtkit::interest what) override;
-    void modify(rtkit::io_token token, rtkit::interest what) override;
-    void remove(rtkit::io_token token) noexcept override;
-    unsigned poll_ready(rtkit::io_token token, rtkit::interest want,
-                        const rtkit::waker& w) override;
-    void clear_ready(rtkit::io_token token, unsigned bits) noexcept override;
-    std::size_t poll(rtkit::duration timeout) override;
+    void add(int fd, rtkit::io_token token) override;
+    void watch(int fd, rtkit::io_token token, rtkit::interest want) override;
+    void remove(int fd, rtkit::io_token token) noexcept override;
+    std::size_t poll(rtkit::duration timeout, rtkit::readiness_sink& sink) override;
     void wake() noexcept override;
 
   private:
-    /// Fills pollfds_/polled_ with what each registration still needs to learn.
+    /// One registered descriptor: its token and the poll(2) events still asked for.
+    struct registration {
+        rtkit::io_token token = 0;  ///< 0: no registration for this descriptor number
+        short events = 0;
+    };
+
+    /// Fills pollfds_ with the wake pipe and every descriptor with something to watch.
     void build_poll_list();
     /// poll(2) over pollfds_, retrying EINTR with what is left of `timeout`.
     int wait(rtkit::duration timeout);
@@ -56,11 +56,10 @@ class poll_reactor final : public rtkit::reactor {
     int wake_write_ = -1;  ///< written by wake() from any thread
     /// Set by the first wake() since the last drain; later wakes skip the write.
     std::atomic<bool> wake_pending_{false};
-    rtkit::reactor_support::registration_table<> table_;
-    /// poll()'s arguments, rebuilt for every call (kept to reuse the memory):
-    /// pollfds_[i + 1] watches the registration named by polled_[i].
+    /// By descriptor number (small, and reused by the system before it grows).
+    std::vector<registration> by_fd_;
+    /// poll()'s argument, rebuilt for every call (kept to reuse the memory).
     std::vector<pollfd> pollfds_;
-    std::vector<rtkit::io_token> polled_;
 };
 
 }  // namespace example_poll

@@ -19,14 +19,14 @@ io_registration::io_registration(int fd, interest what) {
             "the worker (another thread drives it now)");
     worker_group::io_lock lock(group);
     token_ = group.io().add(fd, what);
-    reactor_ = &group.io();
+    io_ = &group.io();
     group_ = &group;
     shared_ = group.io_shared();
     group.io_registered(+1);
 }
 
 io_registration::io_registration(io_registration&& other) noexcept
-    : reactor_(std::exchange(other.reactor_, nullptr)),
+    : io_(std::exchange(other.io_, nullptr)),
       group_(std::exchange(other.group_, nullptr)),
       token_(std::exchange(other.token_, 0)),
       shared_(other.shared_) {}
@@ -34,7 +34,7 @@ io_registration::io_registration(io_registration&& other) noexcept
 io_registration& io_registration::operator=(io_registration&& other) noexcept {
     if (this != &other) {
         reset();
-        reactor_ = std::exchange(other.reactor_, nullptr);
+        io_ = std::exchange(other.io_, nullptr);
         group_ = std::exchange(other.group_, nullptr);
         token_ = std::exchange(other.token_, 0);
         shared_ = other.shared_;
@@ -43,28 +43,33 @@ io_registration& io_registration::operator=(io_registration&& other) noexcept {
 }
 
 void io_registration::reset() noexcept {
-    if (!reactor_) return;
+    if (!io_) return;
     {
         worker_group::io_lock lock(*group_);
-        reactor_->remove(token_);
+        io_->remove(token_);
     }
     group_->io_registered(-1);
-    reactor_ = nullptr;
+    io_ = nullptr;
 }
 
 void io_registration::modify(interest what) {
     worker_group::io_lock lock(*group_);
-    reactor_->modify(token_, what);
+    io_->modify(token_, what);
+}
+
+void io_registration::withdraw(interest want) noexcept {
+    worker_group::io_lock lock(*group_);
+    io_->withdraw(token_, want);
 }
 
 unsigned io_registration::poll_ready_shared(interest want, const waker& w) {
     worker_group::io_lock lock(*group_);
-    return reactor_->poll_ready(token_, want, w);
+    return io_->poll_ready(token_, want, w);
 }
 
 void io_registration::clear_ready_shared(unsigned bits) noexcept {
     worker_group::io_lock lock(*group_);
-    reactor_->clear_ready(token_, bits);
+    io_->clear_ready(token_, bits);
 }
 
 bool io_registration::ready_awaiter::await_suspend(std::coroutine_handle<>) {

@@ -118,10 +118,15 @@ void multi_thread_driver::run_worker(worker& w) {
 }
 
 bool multi_thread_driver::take_injected(worker& w) {
+    if (group_.injector_looks_empty()) return false;
     schedulable* batch[injector_batch];
-    const std::size_t n = group_.take_injected(batch, injector_batch);
-    for (std::size_t i = 0; i < n; ++i)
-        take_in(w, as_task(batch[i]));
+    std::size_t n = 0;
+    {
+        worker_group::admission taking(group_);
+        n = group_.take_injected(batch, injector_batch);
+        for (std::size_t i = 0; i < n; ++i)
+            take_in(w, as_task(batch[i]));
+    }
     // More may wait: let a parked worker help.
     if (n == injector_batch) group_.notify_work_available();
     return n > 0;
@@ -258,7 +263,7 @@ std::size_t multi_thread_driver::live_roots() {
 void multi_thread_driver::drain_until(instant deadline) {
     if (handle* here = driving(); here && &here->group() == &group_) return;
     worker& clock = group_.worker_at(0);
-    while ((group_.live_tasks() > 0 || group_.spawns_in_flight() || live_roots() > 0) &&
+    while ((group_.spawns_in_flight() || group_.live_tasks() > 0 || live_roots() > 0) &&
            clock.now() < deadline) {
         // The workers run the tasks; this thread only watches.
         std::this_thread::sleep_for(

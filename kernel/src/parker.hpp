@@ -4,7 +4,7 @@
 #include <atomic>
 #include <functional>
 
-#include "rtkit/reactor.hpp"
+#include "rtkit/detail/io_driver.hpp"
 #include "rtkit/time.hpp"
 
 namespace rtkit::detail {
@@ -22,7 +22,7 @@ class parker {
         resting = 3,     ///< not driven at all (current-thread flavor between calls)
     };
 
-    explicit parker(reactor& io) noexcept : io_(io) {}
+    explicit parker(io_driver& io) noexcept : io_(io) {}
 
     /// Worker side: publishes where it is about to wait.
     void announce(state s) noexcept { state_.store(s, std::memory_order_seq_cst); }
@@ -43,7 +43,7 @@ class parker {
     std::function<void()> on_wake_resting;
 
   private:
-    reactor& io_;
+    io_driver& io_;
     std::atomic<int> state_{running};
 };
 

@@ -173,12 +173,15 @@ void worker::send_request(remote_request* request) noexcept {
 }
 
 void worker::drain_inbox() {
-    while (schedulable* s = tasks_in_.pop()) {
-        task_header* task = as_task(s);
-        if (task->admitted_by == task_header::not_admitted)
-            admit(task);
-        else
-            push(task);
+    if (!tasks_in_.looks_empty()) {
+        worker_group::admission taking(group_);
+        while (schedulable* s = tasks_in_.pop()) {
+            task_header* task = as_task(s);
+            if (task->admitted_by == task_header::not_admitted)
+                admit(task);
+            else
+                push(task);
+        }
     }
     while (remote_request* r = requests_in_.pop()) {
         carry_out(*r);

@@ -8,7 +8,7 @@
 #include "idle_workers.hpp"
 #include "mpsc_queue.hpp"
 #include "remote_request.hpp"
-#include "rtkit/reactor.hpp"
+#include "rtkit/detail/io_driver.hpp"
 #include "rtkit/sync/spin_lock.hpp"
 
 namespace rtkit::detail {
@@ -25,7 +25,7 @@ class worker_group {
   public:
     enum class flavor { current_thread, multi_thread };
 
-    worker_group(flavor f, std::shared_ptr<reactor> io);
+    worker_group(flavor f, std::shared_ptr<io_driver> io);
     /// Retires every worker (see retire()) before the reactor goes.
     ~worker_group();
     worker_group(const worker_group&) = delete;
@@ -53,6 +53,21 @@ class worker_group {
     /// a time, the others skip it). Returns how many went into `out`.
     std::size_t take_injected(schedulable** out, std::size_t max) noexcept;
     bool injector_looks_empty() const noexcept { return injector_.looks_empty(); }
+    /// Held by a thread from before it takes spawned tasks out of the
+    /// injector or an inbox until they are admitted into a store, so that
+    /// spawns_in_flight() sees them in between.
+    class admission {
+      public:
+        explicit admission(worker_group& group) noexcept : group_(group) {
+            group_.admitting_.fetch_add(1, std::memory_order_seq_cst);
+        }
+        ~admission() { group_.admitting_.fetch_sub(1, std::memory_order_seq_cst); }
+        admission(const admission&) = delete;
+        admission& operator=(const admission&) = delete;
+
+      private:
+        worker_group& group_;
+    };
 
     /// After a worker queued new work locally: if every other worker is
     /// parked and none is looking for work, unparks one to come and steal.
@@ -61,7 +76,7 @@ class worker_group {
 
     // --- The reactor. ---
 
-    reactor& io() noexcept { return *io_; }
+    io_driver& io() noexcept { return *io_; }
     /// Serialises reactor calls: the reactor is called by one thread at a
     /// time. In the current-thread flavor that is the thread driving the
     /// worker, and this is a no-op; with several workers it is a mutex, and a
@@ -108,8 +123,9 @@ class worker_group {
     void unpark_all() noexcept;
     /// How many tasks are alive in all stores (a snapshot, any thread).
     std::size_t live_tasks() const noexcept;
-    /// True when spawned tasks may wait in the injector or an inbox, not yet
-    /// registered in any store (a hint, any thread).
+    /// True when spawned tasks may wait in the injector or an inbox, or be on
+    /// their way from there into a store (any thread). Checked before
+    /// live_tasks(), a false answer means every spawn so far is in a store.
     bool spawns_in_flight() const noexcept;
     /// How many tasks have finished in all stores (a snapshot, any thread).
     std::uint64_t finished_tasks() const noexcept;
@@ -122,7 +138,7 @@ class worker_group {
 
   private:
     flavor flavor_;
-    std::shared_ptr<reactor> io_;
+    std::shared_ptr<io_driver> io_;
     std::vector<std::unique_ptr<worker>> workers_;
     mpsc_queue<schedulable, task_link> injector_;
     sync::detail::spin_lock injector_consumer_;  ///< one worker takes from it at a time
@@ -138,6 +154,7 @@ class worker_group {
     /// readiness would wait for a worker to run out of work.
     std::atomic<bool> reactor_waiter_{false};
     std::atomic<long> io_registrations_{0};
+    std::atomic<int> admitting_{0};  ///< threads inside an admission
     std::atomic<bool> shutting_down_{false};
     bool retired_ = false;
 };

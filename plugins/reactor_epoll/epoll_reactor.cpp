@@ -13,8 +13,8 @@
 namespace rtkit_epoll {
 namespace {
 
-/// The eventfd's user data: a token's slot index is never UINT32_MAX.
-constexpr std::uint64_t wake_token = UINT64_MAX;
+/// The eventfd's user data: no registration's token is 0.
+constexpr std::uint64_t wake_token = 0;
 
 [[noreturn]] void throw_errno(const char* what) {
     throw std::system_error(errno, std::generic_category(), what);
@@ -60,40 +60,24 @@ epoll_reactor::~epoll_reactor() {
     close(epoll_fd_);
 }
 
-rtkit::io_token epoll_reactor::add(int fd, rtkit::interest what) {
-    const rtkit::io_token token = table_.insert(fd, what);  // EBADF, EEXIST
+void epoll_reactor::add(int fd, rtkit::io_token token) {
     epoll_event ev{};
     ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
     ev.data.u64 = token;
-    if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) < 0) {
-        const int saved = errno;
-        table_.erase(token);
-        throw std::system_error(saved, std::generic_category(),
+    if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) < 0)
+        throw std::system_error(errno, std::generic_category(),
                                 "epoll_ctl(ADD, fd " + std::to_string(fd) + ")");
-    }
-    return token;
 }
 
-void epoll_reactor::modify(rtkit::io_token token, rtkit::interest what) {
-    // Nothing to re-arm: the epoll registration already watches both directions.
-    table_.modify(token, what);
+void epoll_reactor::watch(int, rtkit::io_token, rtkit::interest) {
+    // Nothing to do: the edge-triggered registration reports every change.
 }
 
-void epoll_reactor::remove(rtkit::io_token token) noexcept {
-    auto* r = table_.find(token);
-    if (!r) return;
+void epoll_reactor::remove(int fd, rtkit::io_token) noexcept {
     // Fails harmlessly when the descriptor was already closed (epoll dropped it).
-    epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, r->fd, nullptr);
-    table_.erase(token);
-}
-
-unsigned epoll_reactor::poll_ready(rtkit::io_token token, rtkit::interest want,
-                                   const rtkit::waker& w) {
-    return table_.poll_ready(token, want, w);
-}
-
-void epoll_reactor::clear_ready(rtkit::io_token token, unsigned bits) noexcept {
-    table_.clear_ready(token, bits);
+    // Events fetched for it are delivered in the poll() that fetched them, so
+    // none is left over to deliver later.
+    epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
 }
 
 int epoll_reactor::wait(rtkit::duration timeout) {
@@ -128,7 +112,7 @@ void epoll_reactor::drain_wake_fd() noexcept {
     wake_pending_.exchange(false, std::memory_order_acq_rel);
 }
 
-std::size_t epoll_reactor::poll(rtkit::duration timeout) {
+std::size_t epoll_reactor::poll(rtkit::duration timeout, rtkit::readiness_sink& sink) {
     // EINTR is retried with what is left of the timeout: it also comes without
     // any signal (io_uring task work queued to this thread interrupts the wait),
     // and poll(-1) must only end for an event, a wake() or the timeout.
@@ -142,18 +126,14 @@ std::size_t epoll_reactor::poll(rtkit::duration timeout) {
         n = wait(left);
     }
     if (n < 0) throw_errno("epoll_wait");
-    std::size_t became_ready = 0;
     for (int i = 0; i < n; ++i) {
         const epoll_event& ev = events_[static_cast<std::size_t>(i)];
-        if (ev.data.u64 == wake_token) {
+        if (ev.data.u64 == wake_token)
             drain_wake_fd();
-            continue;
-        }
-        auto* r = table_.find(ev.data.u64);
-        if (!r) continue;  // removed after the kernel queued the event
-        if (table_.deliver(*r, ready_bits(ev.events))) ++became_ready;
+        else
+            sink.deliver(ev.data.u64, ready_bits(ev.events));
     }
-    return became_ready;
+    return 0;  // readiness only: nothing of its own to complete
 }
 
 void epoll_reactor::wake() noexcept {

@@ -8,23 +8,17 @@
 
 #include "rtkit/plugin.hpp"
 #include "rtkit/reactor.hpp"
-#include "rtkit/reactor_support/registration_table.hpp"
 
 namespace rtkit_epoll {
 
 /// Readiness through one edge-triggered epoll registration per descriptor.
 ///
 /// Every descriptor is registered once for EPOLLIN|EPOLLOUT|EPOLLRDHUP with
-/// EPOLLET: one epoll_ctl per add(), none per wait. Each event is latched into
-/// the registration's bits, so an edge that arrives while no waker is armed is
-/// kept until clear_ready(). Interest only decides which wakers may be armed and
-/// which events count as "became ready"; everything is latched, so widening the
-/// interest later loses nothing (an edge is reported once, and never again).
-///
-/// Registrations live in a reactor_support::registration_table; the io_token
-/// is also the epoll_event's user data, so an event fetched for a registration
-/// that was removed (and whose slot may be reused) fails the generation check
-/// and is dropped.
+/// EPOLLET: one epoll_ctl per add(), none per wait and none per watch() (an
+/// edge-triggered registration reports every change from the start, so there
+/// is nothing to ask for). Each event is delivered with the registration's
+/// token, which is the epoll_event's user data; the kernel's side latches it,
+/// so an edge that arrives while nobody waits is kept.
 class epoll_reactor final : public rtkit::reactor {
   public:
     explicit epoll_reactor(const rtkit::plugin_options& options);
@@ -33,13 +27,10 @@ class epoll_reactor final : public rtkit::reactor {
     epoll_reactor(const epoll_reactor&) = delete;
     epoll_reactor& operator=(const epoll_reactor&) = delete;
 
-    rtkit::io_token add(int fd, rtkit::interest what) override;
-    void modify(rtkit::io_token token, rtkit::interest what) override;
-    void remove(rtkit::io_token token) noexcept override;
-    unsigned poll_ready(rtkit::io_token token, rtkit::interest want,
-                        const rtkit::waker& w) override;
-    void clear_ready(rtkit::io_token token, unsigned bits) noexcept override;
-    std::size_t poll(rtkit::duration timeout) override;
+    void add(int fd, rtkit::io_token token) override;
+    void watch(int fd, rtkit::io_token token, rtkit::interest want) override;
+    void remove(int fd, rtkit::io_token token) noexcept override;
+    std::size_t poll(rtkit::duration timeout, rtkit::readiness_sink& sink) override;
     void wake() noexcept override;
 
   private:
@@ -47,11 +38,10 @@ class epoll_reactor final : public rtkit::reactor {
     void drain_wake_fd() noexcept;
 
     int epoll_fd_ = -1;
-    int wake_fd_ = -1;  ///< eventfd; its token is wake_token, never a registration's
+    int wake_fd_ = -1;  ///< eventfd; its user data is 0, never a registration's token
     /// Set by the first wake() since the last drain; later wakes skip the write.
     std::atomic<bool> wake_pending_{false};
-    bool have_pwait2_ = true;  ///< epoll_pwait2 (ns timeouts); false after ENOSYS
-    rtkit::reactor_support::registration_table<> table_;
+    bool have_pwait2_ = true;          ///< epoll_pwait2 (ns timeouts); false after ENOSYS
     std::vector<epoll_event> events_;  ///< poll()'s batch buffer, reused
 };
 

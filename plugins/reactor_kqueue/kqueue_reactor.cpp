@@ -3,7 +3,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <climits>
 #include <string>
 #include <system_error>
@@ -11,8 +13,8 @@
 namespace rtkit_kqueue {
 namespace {
 
-/// The wake event's udata: a token's slot index is never UINT32_MAX.
-constexpr std::uint64_t wake_token = UINT64_MAX;
+/// The wake event's udata: no registration's token is 0.
+constexpr std::uint64_t wake_token = 0;
 
 /// Fills a kevent field by field: udata is a pointer on macOS/FreeBSD and an
 /// intptr_t on NetBSD, and the C-style cast suits both.
@@ -67,42 +69,29 @@ kqueue_reactor::~kqueue_reactor() {
         if (fd >= 0) close(fd);
 }
 
-rtkit::io_token kqueue_reactor::add(int fd, rtkit::interest what) {
-    // The table refuses a second add of one descriptor (EEXIST): EV_ADD alone
-    // would silently update the existing filters.
-    const rtkit::io_token token = table_.insert(fd, what);
+void kqueue_reactor::add(int fd, rtkit::io_token token) {
     struct kevent changes[2] = {change(fd, EVFILT_READ, EV_ADD | EV_CLEAR, token),
                                 change(fd, EVFILT_WRITE, EV_ADD | EV_CLEAR, token)};
     if (kevent(kq_, changes, 2, nullptr, 0, nullptr) < 0) {
         const int saved = errno;
-        table_.erase(token);
+        // The read filter may have been added before the write filter failed.
+        struct kevent undo = change(fd, EVFILT_READ, EV_DELETE, 0);
+        kevent(kq_, &undo, 1, nullptr, 0, nullptr);
         throw std::system_error(saved, std::generic_category(),
                                 "kevent(EV_ADD, fd " + std::to_string(fd) + ")");
     }
-    return token;
 }
 
-void kqueue_reactor::modify(rtkit::io_token token, rtkit::interest what) {
-    table_.modify(token, what);  // both filters stay: nothing to change in the kernel
+void kqueue_reactor::watch(int, rtkit::io_token, rtkit::interest) {
+    // Nothing to do: both edge-triggered filters report every change.
 }
 
-void kqueue_reactor::remove(rtkit::io_token token) noexcept {
-    auto* r = table_.find(token);
-    if (!r) return;
-    // Fails harmlessly when the descriptor was closed already (close removes its filters).
-    struct kevent changes[2] = {change(r->fd, EVFILT_READ, EV_DELETE, 0),
-                                change(r->fd, EVFILT_WRITE, EV_DELETE, 0)};
+void kqueue_reactor::remove(int fd, rtkit::io_token) noexcept {
+    // Fails harmlessly when the descriptor was closed already (close removes
+    // its filters). Events fetched are delivered in the poll() that fetched them.
+    struct kevent changes[2] = {change(fd, EVFILT_READ, EV_DELETE, 0),
+                                change(fd, EVFILT_WRITE, EV_DELETE, 0)};
     kevent(kq_, changes, 2, nullptr, 0, nullptr);
-    table_.erase(token);
-}
-
-unsigned kqueue_reactor::poll_ready(rtkit::io_token token, rtkit::interest want,
-                                    const rtkit::waker& w) {
-    return table_.poll_ready(token, want, w);
-}
-
-void kqueue_reactor::clear_ready(rtkit::io_token token, unsigned bits) noexcept {
-    table_.clear_ready(token, bits);
 }
 
 void kqueue_reactor::drain_wake() noexcept {
@@ -114,7 +103,7 @@ void kqueue_reactor::drain_wake() noexcept {
     wake_pending_.exchange(false, std::memory_order_acq_rel);
 }
 
-std::size_t kqueue_reactor::poll(rtkit::duration timeout) {
+int kqueue_reactor::wait(rtkit::duration timeout) {
     timespec ts{};
     const timespec* limit = nullptr;
     if (timeout.count() >= 0) {
@@ -122,20 +111,28 @@ std::size_t kqueue_reactor::poll(rtkit::duration timeout) {
         ts.tv_nsec = static_cast<long>(timeout.count() % 1'000'000'000);
         limit = &ts;
     }
-    const int n = kevent(kq_, nullptr, 0, events_.data(), static_cast<int>(events_.size()), limit);
-    if (n < 0) {
-        if (errno == EINTR) return 0;
-        throw_errno("kevent(wait)");
+    return kevent(kq_, nullptr, 0, events_.data(), static_cast<int>(events_.size()), limit);
+}
+
+std::size_t kqueue_reactor::poll(rtkit::duration timeout, rtkit::readiness_sink& sink) {
+    // EINTR is retried with what is left of the timeout: poll() ends only for
+    // an event, a wake() or the timeout.
+    const auto deadline = rtkit::saturating_add(std::chrono::steady_clock::now(), timeout);
+    int n = wait(timeout);
+    while (n < 0 && errno == EINTR) {
+        rtkit::duration left = timeout;
+        if (timeout.count() > 0)
+            left = std::max(rtkit::duration{0}, std::chrono::duration_cast<rtkit::duration>(
+                                                    deadline - std::chrono::steady_clock::now()));
+        n = wait(left);
     }
-    std::size_t became_ready = 0;
+    if (n < 0) throw_errno("kevent(wait)");
     for (int i = 0; i < n; ++i) {
         const struct kevent& ev = events_[static_cast<std::size_t>(i)];
         if (token_of(ev) == wake_token) {
             drain_wake();
             continue;
         }
-        auto* r = table_.find(token_of(ev));
-        if (!r) continue;  // removed after the kernel queued it
         unsigned bits = 0;
         if (ev.flags & EV_ERROR) {
             bits = rtkit::ready::error;
@@ -150,9 +147,9 @@ std::size_t kqueue_reactor::poll(rtkit::duration timeout) {
             // The reader is gone: a write would fail (EPIPE), as epoll's EPOLLERR says.
             if (ev.flags & EV_EOF) bits |= rtkit::ready::hangup | rtkit::ready::error;
         }
-        if (table_.deliver(*r, bits)) ++became_ready;
+        sink.deliver(token_of(ev), bits);
     }
-    return became_ready;
+    return 0;  // readiness only
 }
 
 void kqueue_reactor::wake() noexcept {

@@ -9,7 +9,7 @@ constexpr rtkit_option_decl uring_options[] = {
      "submission queue entries (the completion queue gets twice as many)"},
     {"sqpoll", RTKIT_OPTION_BOOL, "false", 0, 0, nullptr,
      "a kernel thread polls the submission queue (costs a core while busy)"},
-    {"fail_probe_errno", RTKIT_OPTION_INT, "0", 0, 4095, nullptr,
+    {"test_fail_probe_errno", RTKIT_OPTION_INT, "0", 0, 4095, nullptr,
      "fault injection: when nonzero the probe fails with this errno (1 EPERM, 38 ENOSYS)"},
     {"recv_buffers", RTKIT_OPTION_INT, "256", 0, 32768, nullptr,
      "provided buffers for multishot recv, rounded down to a power of two (0: plain recv)"},

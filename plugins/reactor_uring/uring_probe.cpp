@@ -70,9 +70,10 @@ std::string required_opcode_names() {
 
 void open_ring(io_uring& ring, const ring_settings& settings) {
     if (settings.fail_probe_errno != 0)
-        refuse(settings.fail_probe_errno, "fault injection ([reactor.uring] fail_probe_errno = " +
-                                              std::to_string(settings.fail_probe_errno) +
-                                              "): " + setup_advice(settings.fail_probe_errno));
+        refuse(settings.fail_probe_errno,
+               "fault injection ([reactor.uring] test_fail_probe_errno = " +
+                   std::to_string(settings.fail_probe_errno) +
+                   "): " + setup_advice(settings.fail_probe_errno));
     if (io_uring_disabled_setting() == 2)
         refuse(EPERM,
                "kernel.io_uring_disabled = 2: io_uring is disabled on this machine for every "

@@ -64,7 +64,7 @@ ring_settings settings_from(const rtkit::plugin_options& options) {
     ring_settings s;
     s.entries = static_cast<unsigned>(options.get_int("entries"));
     s.sqpoll = options.get_bool("sqpoll");
-    s.fail_probe_errno = static_cast<int>(options.get_int("fail_probe_errno"));
+    s.fail_probe_errno = static_cast<int>(options.get_int("test_fail_probe_errno"));
     s.recv_buffers = static_cast<unsigned>(options.get_int("recv_buffers"));
     s.recv_buffer_size = static_cast<unsigned>(options.get_int("recv_buffer_size"));
     s.fixed_files = static_cast<unsigned>(options.get_int("fixed_files"));
@@ -176,21 +176,26 @@ void uring_reactor::arm_poll(rtkit::io_token token, table::entry& r) {
     r.extra.poll_armed = true;
 }
 
-rtkit::io_token uring_reactor::add(int fd, rtkit::interest what) {
-    // Registration is lazy (no poll until a waker is armed), so check the
-    // descriptor here to fail where epoll_ctl would.
+void uring_reactor::add(int fd, rtkit::io_token token) {
+    // Registration is lazy (no poll until the kernel waits on it), so check
+    // the descriptor here to fail where epoll_ctl would.
     if (fcntl(fd, F_GETFD) < 0)
         throw std::system_error(errno, std::generic_category(),
                                 "io_uring reactor add(fd " + std::to_string(fd) + ")");
-    return table_.insert(fd, what);  // EEXIST for a descriptor registered already
+    const rtkit::io_token own = table_.insert(fd, rtkit::interest::read_write);
+    table_.find(own)->extra.kernel_token = token;
 }
 
-void uring_reactor::modify(rtkit::io_token token, rtkit::interest what) {
-    table_.modify(token, what);
+void uring_reactor::watch(int fd, rtkit::io_token, rtkit::interest) {
+    // The first wait starts the multishot poll, which then reports every change.
+    const rtkit::io_token own = table_.token_of_fd(fd);
+    table::entry* r = own ? table_.find(own) : nullptr;
+    if (r && !r->extra.poll_armed) arm_poll(own, *r);
 }
 
-void uring_reactor::remove(rtkit::io_token token) noexcept {
-    table::entry* r = table_.find(token);
+void uring_reactor::remove(int fd, rtkit::io_token) noexcept {
+    const rtkit::io_token token = table_.token_of_fd(fd);
+    table::entry* r = token ? table_.find(token) : nullptr;
     if (!r) return;
     uring_state& st = r->extra;
     if (st.poll_armed || st.recv_armed || st.fixed_file) {
@@ -232,21 +237,7 @@ void uring_reactor::remove(rtkit::io_token token) noexcept {
     table_.erase(token);
 }
 
-unsigned uring_reactor::poll_ready(rtkit::io_token token, rtkit::interest want,
-                                   const rtkit::waker& w) {
-    table::entry* r = table_.find(token);
-    if (!r) return rtkit::ready::error;
-    if (const unsigned ready = table::latched_for(*r, want)) return ready;
-    if (!r->extra.poll_armed) arm_poll(token, *r);  // first: it may throw
-    table::arm(*r, want, w);
-    return 0;
-}
-
-void uring_reactor::clear_ready(rtkit::io_token token, unsigned bits) noexcept {
-    table_.clear_ready(token, bits);
-}
-
-std::size_t uring_reactor::handle(const io_uring_cqe& cqe) noexcept {
+std::size_t uring_reactor::handle(const io_uring_cqe& cqe, rtkit::readiness_sink* sink) noexcept {
     const std::uint64_t data = cqe.user_data;
     switch (data & 7) {
         case kind_operation: {
@@ -263,7 +254,13 @@ std::size_t uring_reactor::handle(const io_uring_cqe& cqe) noexcept {
             if (cqe.res == -ECANCELED) return 0;
             const unsigned bits =
                 cqe.res < 0 ? rtkit::ready::error : ready_bits(static_cast<unsigned>(cqe.res));
-            return table::deliver(*r, bits) ? 1 : 0;
+            if (sink) {
+                sink->deliver(r->extra.kernel_token, bits);
+            } else {
+                r->latched |= bits;
+                readiness_kept_ = true;
+            }
+            return 0;
         }
         case kind_recv:
             return handle_recv(cqe);
@@ -284,20 +281,29 @@ std::size_t uring_reactor::handle(const io_uring_cqe& cqe) noexcept {
     }
 }
 
-std::size_t uring_reactor::reap() noexcept {
-    std::size_t ready = 0;
+std::size_t uring_reactor::reap(rtkit::readiness_sink* sink) noexcept {
+    std::size_t completed = 0;
     unsigned head = 0;
     unsigned seen = 0;
     io_uring_cqe* cqe = nullptr;
     io_uring_for_each_cqe(&ring_, head, cqe) {
         ++seen;
-        ready += handle(*cqe);
+        completed += handle(*cqe, sink);
     }
     io_uring_cq_advance(&ring_, seen);
-    return ready;
+    return completed;
 }
 
-std::size_t uring_reactor::poll(rtkit::duration timeout) {
+void uring_reactor::deliver_kept(rtkit::readiness_sink& sink) noexcept {
+    readiness_kept_ = false;
+    for (std::uint32_t index = 0; index < table_.slot_count(); ++index) {
+        table::entry* r = table_.find_slot(index);
+        if (r && r->latched) sink.deliver(r->extra.kernel_token, std::exchange(r->latched, 0u));
+    }
+}
+
+std::size_t uring_reactor::poll(rtkit::duration timeout, rtkit::readiness_sink& sink) {
+    if (readiness_kept_) deliver_kept(sink);
     int rc = 0;
     if (timeout.count() == 0) {
         // Enter the kernel only when there is something to submit or task
@@ -327,7 +333,7 @@ std::size_t uring_reactor::poll(rtkit::duration timeout) {
     }
     if (rc < 0 && rc != -EINTR && rc != -ETIME && rc != -EBUSY && rc != -EAGAIN)
         throw std::system_error(-rc, std::generic_category(), "io_uring_enter");
-    return reap();
+    return reap(&sink);
 }
 
 void uring_reactor::wake() noexcept {
@@ -413,7 +419,7 @@ void uring_reactor::cancel(rtkit::io_completion& done) noexcept {
             // into a released buffer.
             std::abort();
         }
-        reap();
+        reap(nullptr);  // readiness met on the way waits for the next poll()
     }
 }
 

@@ -18,9 +18,9 @@ namespace rtkit_uring {
 
 /// A reactor on one io_uring.
 ///
-/// Readiness (rtkit::reactor): a registration costs nothing until a waker is
-/// first armed on it; then one multishot POLL_ADD watches it for good, and its
-/// completions are latched like epoll's edge-triggered events. Whole
+/// Readiness (rtkit::reactor): a registration costs nothing until the kernel
+/// first waits on it (watch()); then one multishot POLL_ADD watches it for
+/// good, and its completions are delivered like epoll's edge-triggered events. Whole
 /// operations (rtkit::completion_reactor_v1): accept, connect, recv, send,
 /// read and write are submitted as they are, and their completions wake the
 /// submitter; except recv on a registered socket, which is served from one
@@ -36,8 +36,10 @@ namespace rtkit_uring {
 /// nothing; remove() cancels the multishot recv and frees what was queued.
 /// When buffers run short a recv goes to the kernel whole, as before.
 ///
+/// The reactor keeps its own registration_table, by descriptor, for the state
+/// above; each entry remembers the kernel's token to deliver readiness with.
 /// Completion user data: an io_completion's address (8-aligned, low bits 0),
-/// or a tagged registration slot + generation, so a completion of a removed
+/// or a tagged slot + generation of that table, so a completion of a removed
 /// registration (whose slot and descriptor number may be reused) is dropped.
 class uring_reactor final : public rtkit::reactor, public rtkit::completion_reactor_v1 {
   public:
@@ -48,13 +50,10 @@ class uring_reactor final : public rtkit::reactor, public rtkit::completion_reac
     uring_reactor& operator=(const uring_reactor&) = delete;
 
     // rtkit::reactor
-    rtkit::io_token add(int fd, rtkit::interest what) override;
-    void modify(rtkit::io_token token, rtkit::interest what) override;
-    void remove(rtkit::io_token token) noexcept override;
-    unsigned poll_ready(rtkit::io_token token, rtkit::interest want,
-                        const rtkit::waker& w) override;
-    void clear_ready(rtkit::io_token token, unsigned bits) noexcept override;
-    std::size_t poll(rtkit::duration timeout) override;
+    void add(int fd, rtkit::io_token token) override;
+    void watch(int fd, rtkit::io_token token, rtkit::interest want) override;
+    void remove(int fd, rtkit::io_token token) noexcept override;
+    std::size_t poll(rtkit::duration timeout, rtkit::readiness_sink& sink) override;
     void wake() noexcept override;
     void* query_interface(const char* name) noexcept override;
 
@@ -65,10 +64,11 @@ class uring_reactor final : public rtkit::reactor, public rtkit::completion_reac
   private:
     /// What the reactor keeps per registration beyond the table's own fields.
     struct uring_state {
-        bool poll_armed = false;        ///< a multishot POLL_ADD is live in the kernel
-        bool recv_armed = false;        ///< a multishot recv is live in the kernel
-        bool recv_cancel_sent = false;  ///< ...and asked to stop (too much queued)
-        bool fixed_file = false;        ///< installed in the registered-file slot of its index
+        rtkit::io_token kernel_token = 0;  ///< what the kernel named it: readiness goes there
+        bool poll_armed = false;           ///< a multishot POLL_ADD is live in the kernel
+        bool recv_armed = false;           ///< a multishot recv is live in the kernel
+        bool recv_cancel_sent = false;     ///< ...and asked to stop (too much queued)
+        bool fixed_file = false;           ///< installed in the registered-file slot of its index
         /// The multishot recv's last word, to hand to the next reader once the
         /// queue is empty: 0 end of stream, < 0 a negated errno; 1 none.
         int end = 1;
@@ -117,16 +117,21 @@ class uring_reactor final : public rtkit::reactor, public rtkit::completion_reac
     std::size_t handle_recv(const io_uring_cqe& cqe) noexcept;
     /// Gives every queued buffer of `r` back to the kernel.
     void drop_queue(table::entry& r) noexcept;
-    /// Handles one completion; returns 1 when it made a registration or an
-    /// operation ready, 0 otherwise.
-    std::size_t handle(const io_uring_cqe& cqe) noexcept;
-    std::size_t reap() noexcept;
+    /// Handles one completion; returns 1 when it completed an operation (and
+    /// woke its submitter), 0 otherwise. Readiness goes to `sink`, or, when
+    /// reaped outside poll() (by cancel(), with no sink), waits in the
+    /// table's latched bits for the next poll().
+    std::size_t handle(const io_uring_cqe& cqe, rtkit::readiness_sink* sink) noexcept;
+    std::size_t reap(rtkit::readiness_sink* sink) noexcept;
+    /// Delivers the readiness that cancel() reaped and kept.
+    void deliver_kept(rtkit::readiness_sink& sink) noexcept;
 
     io_uring ring_{};
     int wake_fd_ = -1;
     std::uint64_t wake_count_ = 0;  ///< the eventfd READ's buffer
     std::atomic<bool> wake_pending_{false};
     table table_;
+    bool readiness_kept_ = false;  ///< some entry's latched bits await deliver_kept()
     provided_buffers buffers_;
     bool multishot_recv_ = false;         ///< buffered recv is on (probe passed)
     std::vector<int> chunk_next_;         ///< per buffer id: the next in its queue, or -1

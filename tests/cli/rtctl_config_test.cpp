@@ -2,6 +2,8 @@
 // the real binary, the real plugin files.
 #include <doctest/doctest.h>
 
+#include <stdlib.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -76,7 +78,8 @@ TEST_CASE("config check - every sample in examples/configs is valid") {
 TEST_CASE("config check - a missing file exits 2") {
     const auto r = run_rtctl({"config", "check", configs + "nope.toml"});
     CHECK(r.status == 2);
-    CHECK(contains(r.err, "nope.toml: error: cannot open the configuration file"));
+    CHECK(contains(
+        r.err, "nope.toml: error: cannot read the configuration file: No such file or directory"));
 }
 
 TEST_CASE("config show - defaults filled in and each value's origin") {
@@ -120,6 +123,46 @@ TEST_CASE("config show - defaults filled in and each value's origin") {
                        "cancel_streak_limit = 16  # default of plugin three_lane\n");
 }
 
+TEST_CASE("config show --set - a value in TOML syntax is read as TOML") {
+    const auto r = run_rtctl({"config", "show", "--set", R"(reactor.plugin=["uring","epoll"])"});
+    CHECK(r.err == "");
+    CHECK(r.status == 0);
+    CHECK(contains(r.out, "\n[reactor]\nplugin = [\"uring\", \"epoll\"]  # --set\n"));
+}
+
+TEST_CASE("config check and run --set - a misspelt plugin option is refused like in a file") {
+    const auto check = run_rtctl(
+        {"config", "check", "config/default.toml", "--set", "reactor.epoll.events_per_pol=8"});
+    CHECK(check.status == 2);
+    CHECK(check.out == "");
+    CHECK(check.err ==
+          "--set:1:15: error: unknown option 'events_per_pol' in [reactor.epoll]; did you mean "
+          "'events_per_poll'? (valid: events_per_poll)\n");
+
+    const auto run =
+        run_rtctl({"run", "examples/scripts/hello.rts", "--set", "reactor.epoll.events_per_pol=8"});
+    CHECK(run.status == 2);
+    CHECK(run.out == "");
+    CHECK(run.err == check.err);
+
+    const auto unknown_plugin =
+        run_rtctl({"config", "check", "config/default.toml", "--set", "reactor.select.wak=pipe"});
+    CHECK(unknown_plugin.status == 2);
+    CHECK(contains(unknown_plugin.err,
+                   "--set:1:9: error: [reactor.select] configures unknown reactor plugin "
+                   "'select'"));
+}
+
+TEST_CASE("config check --set reactor.strict=false lifts strict = true from the file") {
+    const auto alone = run_rtctl({"config", "check", configs + "strict_fallback.toml"});
+    CHECK(alone.status == 2);
+    CHECK(contains(alone.err, "unknown reactor plugin 'nope'"));
+    const auto lifted = run_rtctl(
+        {"config", "check", configs + "strict_fallback.toml", "--set", "reactor.strict=false"});
+    CHECK(lifted.err == "");
+    CHECK(lifted.status == 0);
+}
+
 TEST_CASE("config default prints config/default.toml as built in") {
     const auto r = run_rtctl({"config", "default"});
     CHECK(r.status == 0);
@@ -142,6 +185,38 @@ TEST_CASE("plugins list - name kind version ABI file and description of each bui
     CHECK(contains(out, "\nsearch path (in order):\n  PLUGINS\n"));
 }
 
+TEST_CASE("plugins list - a configuration naming a refused plugin lists it as refused and why") {
+    // A plugin file others could replace: the loader refuses it, so a
+    // configuration that names it does not pass `config check`; `plugins
+    // list` is how one finds out why, so it must still answer.
+    char dir_template[] = "/tmp/rtctl-refused-XXXXXX";
+    REQUIRE(mkdtemp(dir_template) != nullptr);
+    const std::filesystem::path dir = dir_template;
+    const std::filesystem::path loose = dir / "rtkit_reactor_loose.so";
+    std::filesystem::copy_file(plugin_dir + "/rtkit_reactor_epoll.so", loose);
+    std::filesystem::permissions(loose, std::filesystem::perms(0664));
+    const std::filesystem::path toml = dir / "loose.toml";
+    std::ofstream(toml) << "[plugins]\nsearch_path = [\".\"]\n[reactor]\nplugin = \"loose\"\n";
+
+    const auto check = run_rtctl({"config", "check", toml.string()});
+    CHECK(check.status == 2);
+    CHECK(contains(check.err, "writable by group"));
+
+    const auto list = run_rtctl({"plugins", "--config", toml.string(), "list"});
+    CHECK(list.err == "");
+    CHECK(list.status == 0);
+    CHECK(contains(list.out, "\nepoll       reactor  "));
+    CHECK(contains(list.out, "\nrefused:\n  " + loose.string() + ": refusing plugin file '" +
+                                 loose.string() + "': it is writable by group"));
+    CHECK(contains(list.out,
+                   "\nsearch path (in order):\n  " + plugin_dir + "\n  " + dir.string() + "\n"));
+
+    const auto info = run_rtctl({"plugins", "--config", toml.string(), "info", "epoll"});
+    CHECK(info.err == "");
+    CHECK(info.status == 0);
+    std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("plugins info - the descriptor and every option") {
     const auto r = run_rtctl({"plugins", "info", "three_lane"});
     CHECK(r.status == 0);
@@ -156,6 +231,37 @@ TEST_CASE("plugins info - the descriptor and every option") {
                    "options (in [lanes.three_lane]):\n"
                    "  NAME                 TYPE     DEFAULT  VALUES   HELP\n"
                    "  cancel_streak_limit  integer  16       1..1024  "));
+}
+
+TEST_CASE("plugins info - test-only options are hidden unless --test-options asks for them") {
+    const auto plain = run_rtctl({"plugins", "info", "uring"});
+    CHECK(plain.status == 0);
+    CHECK(contains(plain.out, "\n  entries "));
+    CHECK_FALSE(contains(plain.out, "fail_probe_errno"));
+    CHECK(contains(plain.out, "\n(1 test-only option hidden: --test-options shows it)\n"));
+
+    const auto all = run_rtctl({"plugins", "info", "uring", "--test-options"});
+    CHECK(all.status == 0);
+    CHECK(contains(all.out,
+                   "\n  test_fail_probe_errno  integer  0        0..4095      [test only] "
+                   "fault injection"));
+    CHECK_FALSE(contains(all.out, "hidden"));
+}
+
+TEST_CASE("config show - test-only options are hidden unless set or asked for") {
+    const auto plain = run_rtctl({"config", "show", "--set", "reactor.plugin=uring"});
+    CHECK(plain.status == 0);
+    CHECK(contains(plain.out, "\n[reactor.uring]\nentries = 256 "));
+    CHECK_FALSE(contains(plain.out, "fail_probe_errno"));
+
+    const auto asked =
+        run_rtctl({"config", "show", "--set", "reactor.plugin=uring", "--test-options"});
+    CHECK(contains(asked.out, "\ntest_fail_probe_errno = 0 "));
+
+    const auto set = run_rtctl({"config", "show", "--set", "reactor.plugin=uring", "--set",
+                                "reactor.uring.test_fail_probe_errno=1"});
+    CHECK(set.err == "");
+    CHECK(contains(set.out, "\ntest_fail_probe_errno = 1 "));
 }
 
 TEST_CASE("plugins info - an unknown name suggests the closest and exits 2") {

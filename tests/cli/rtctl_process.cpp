@@ -1,6 +1,7 @@
 #include "rtctl_process.hpp"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,7 +21,7 @@ std::string slurp(const std::string& path) {
 
 }  // namespace
 
-rtctl_result run_rtctl(const std::vector<std::string>& args) {
+rtctl_result run_rtctl(const std::vector<std::string>& args, const rtctl_limits& limits) {
     // Files, not pipes: nothing to deadlock on whatever rtctl writes.
     char out_path[] = "/tmp/rtctl-out-XXXXXX";
     char err_path[] = "/tmp/rtctl-err-XXXXXX";
@@ -38,11 +39,22 @@ rtctl_result run_rtctl(const std::vector<std::string>& args) {
 
     const pid_t pid = fork();
     if (pid == 0) {
-        const int null_fd = open("/dev/null", O_RDONLY);
-        dup2(null_fd, 0);
+        // O_NONBLOCK: opening a FIFO with no writer must not block the child
+        // before it even runs (the test is then about what rtctl does with it).
+        const int in_fd = open(limits.stdin_path.c_str(), O_RDONLY | O_NONBLOCK);
+        if (in_fd < 0) _exit(125);
+        fcntl(in_fd, F_SETFL, fcntl(in_fd, F_GETFL) & ~O_NONBLOCK);
+        dup2(in_fd, 0);
         dup2(out_fd, 1);
         dup2(err_fd, 2);
         if (chdir(RTKIT_SOURCE_DIR) != 0) _exit(126);
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+        if (limits.memory_limit_bytes != 0) {
+            const rlimit cap{limits.memory_limit_bytes, limits.memory_limit_bytes};
+            setrlimit(RLIMIT_AS, &cap);
+        }
+#endif
+        alarm(limits.timeout_seconds);  // kept across execv
         execv(argv[0], argv.data());
         _exit(127);
     }

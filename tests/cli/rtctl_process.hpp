@@ -9,5 +9,18 @@ struct rtctl_result {
     std::string err;
 };
 
-/// Runs RTCTL_PATH with `args` in the source directory, stdin closed.
-rtctl_result run_rtctl(const std::vector<std::string>& args);
+/// How the child runs, beyond its arguments.
+struct rtctl_limits {
+    /// What standard input reads (a file, a FIFO, /dev/zero).
+    std::string stdin_path = "/dev/null";
+    /// The child is killed by SIGALRM (status 128 + 14) after this long, so a
+    /// test whose rtctl hangs fails instead of hanging the suite.
+    unsigned timeout_seconds = 120;
+    /// When nonzero, the child's address space is capped (RLIMIT_AS) so that
+    /// an unbounded read fails fast instead of exhausting the machine. Ignored
+    /// in sanitizer builds, whose shadow memory needs a huge address space.
+    unsigned long memory_limit_bytes = 0;
+};
+
+/// Runs RTCTL_PATH with `args` in the source directory.
+rtctl_result run_rtctl(const std::vector<std::string>& args, const rtctl_limits& limits = {});

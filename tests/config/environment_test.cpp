@@ -10,6 +10,7 @@
 #include "error_text.hpp"
 #include "rtkit/config/load.hpp"
 #include "rtkit/config/schema.hpp"
+#include "temp_toml.hpp"
 
 namespace {
 
@@ -23,16 +24,6 @@ class scoped_env {
 
   private:
     const char* name_;
-};
-
-/// A TOML file in the temporary directory, removed at the end.
-struct temp_toml {
-    explicit temp_toml(const std::string& text)
-        : path(std::filesystem::temp_directory_path() / "rtkit-env-test.toml") {
-        std::ofstream(path) << text;
-    }
-    ~temp_toml() { std::filesystem::remove(path); }
-    std::filesystem::path path;
 };
 
 }  // namespace
@@ -69,5 +60,14 @@ TEST_CASE("a bad environment value names the variable") {
     const scoped_env strict("RTKIT_REACTOR_STRICT", "maybe");
     CHECK(config_error_text([] { rtkit::config::load({}); }) ==
           "environment variable RTKIT_REACTOR_STRICT: error: 'reactor.strict' must be a boolean "
-          "(true or false), not 'maybe'");
+          "(true or false), not 'maybe' (default: false)");
+}
+
+TEST_CASE("an environment value is read like a --set value - TOML or a bare string") {
+    const scoped_env plugin("RTKIT_REACTOR_PLUGIN", R"(["uring", "epoll"])");
+    const scoped_env name("RTKIT_RUNTIME_NAME", "bare name");
+    const auto loaded = rtkit::config::load({});
+    CHECK(loaded.config.reactor.preference == std::vector<std::string>{"uring", "epoll"});
+    CHECK(loaded.config.name == "bare name");
+    CHECK(loaded.origins.at("reactor.plugin") == "env RTKIT_REACTOR_PLUGIN");
 }

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <string>
 
 #include "error_text.hpp"
@@ -114,6 +115,16 @@ TEST_CASE("every problem is reported - in file order") {
 TEST_CASE("a missing file is an error naming the file") {
     const auto text =
         config_error_text([] { rtkit::config::load_file("/nonexistent/dir/runtime.toml"); });
-    CHECK(text.rfind("/nonexistent/dir/runtime.toml: error: cannot open the configuration file: ",
-                     0) == 0);
+    CHECK(text ==
+          "/nonexistent/dir/runtime.toml: error: cannot read the configuration file: No "
+          "such file or directory");
+}
+
+TEST_CASE("a directory given as the configuration file is an error - not the defaults") {
+    const auto dir = std::filesystem::temp_directory_path();
+    const auto text = config_error_text([&] { rtkit::config::load_file(dir); });
+    CHECK(text == dir.string() +
+                      ": error: cannot read the configuration file: it is a directory, not a "
+                      "regular file; give a file, or '-' for standard input");
+    CHECK(config_error_text([&] { rtkit::config::load({dir, false, {}}); }) == text);
 }

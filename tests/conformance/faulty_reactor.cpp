@@ -1,7 +1,7 @@
-// A reactor plugin that is wrong on purpose: it never reports readiness, its
-// poll ignores the timeout, and its completion interface fails every operation
-// inside submit() with a wake. The conformance suite must fail it, and
-// `rtctl conformance` must exit 1 for it (proof that the suite can fail).
+// A reactor plugin that is wrong on purpose: it accepts any descriptor, never
+// reports readiness, its poll ignores the timeout, and its completion
+// interface fails every operation inside submit() with a wake. The conformance suite must fail it,
+// and `rtctl conformance` must exit 1 for it (proof that the suite can fail).
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -15,14 +15,10 @@ namespace {
 class faulty_reactor final : public rtkit::reactor, public rtkit::completion_reactor_v1 {
   public:
     explicit faulty_reactor(const rtkit::plugin_options&) {}
-    rtkit::io_token add(int, rtkit::interest) override { return ++next_; }
-    void modify(rtkit::io_token, rtkit::interest) override {}
-    void remove(rtkit::io_token) noexcept override {}
-    unsigned poll_ready(rtkit::io_token, rtkit::interest, const rtkit::waker&) override {
-        return 0;
-    }
-    void clear_ready(rtkit::io_token, unsigned) noexcept override {}
-    std::size_t poll(rtkit::duration) override {
+    void add(int, rtkit::io_token) override {}
+    void watch(int, rtkit::io_token, rtkit::interest) override {}
+    void remove(int, rtkit::io_token) noexcept override {}
+    std::size_t poll(rtkit::duration, rtkit::readiness_sink&) override {
         std::this_thread::sleep_for(std::chrono::microseconds(100));
         return 0;
     }
@@ -39,9 +35,6 @@ class faulty_reactor final : public rtkit::reactor, public rtkit::completion_rea
         done.on_complete.wake();
     }
     void cancel(rtkit::io_completion&) noexcept override {}
-
-  private:
-    rtkit::io_token next_ = 0;
 };
 
 constexpr rtkit_plugin_descriptor faulty_descriptor =

@@ -1,6 +1,6 @@
 // Choosing the reactor: uring first with fallback to epoll, the reason
 // reported once; strict mode fails instead. The probe failure is injected with
-// [reactor.uring] fail_probe_errno since this machine allows io_uring.
+// [reactor.uring] test_fail_probe_errno since this machine allows io_uring.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -25,7 +25,7 @@ runtime_config uring_then_epoll(std::int64_t injected_errno, bool strict) {
     runtime_config c;
     c.reactor.preference = {"uring", "epoll"};
     c.reactor.strict = strict;
-    c.reactor.options["uring"] = {{"fail_probe_errno", injected_errno}};
+    c.reactor.options["uring"] = {{"test_fail_probe_errno", injected_errno}};
     return c;
 }
 
@@ -65,7 +65,7 @@ TEST_CASE("choice: a uring probe failing with EPERM or ENOSYS falls back to epol
         CHECK(rt.description().reactor.find("epoll") != std::string::npos);
         CHECK(occurrences(said, "reactor plugin 'uring' skipped") == 1);
         CHECK(said.find(injected == EPERM ? "EPERM" : "ENOSYS") != std::string::npos);
-        CHECK(said.find("fail_probe_errno") != std::string::npos);
+        CHECK(said.find("test_fail_probe_errno") != std::string::npos);
         round_trip(rt);
     }
 }
@@ -87,7 +87,7 @@ TEST_CASE("choice: strict mode fails with the probe's reason instead of falling 
 #ifdef RTKIT_NET_TESTS_HAVE_CONFIG
 TEST_CASE("choice: the same from TOML - [reactor] plugin = [\"uring\" then \"epoll\"]") {
     const std::string toml =
-        "[reactor]\nplugin = [\"uring\", \"epoll\"]\n[reactor.uring]\nfail_probe_errno = 1\n";
+        "[reactor]\nplugin = [\"uring\", \"epoll\"]\n[reactor.uring]\ntest_fail_probe_errno = 1\n";
     {
         runtime_config c = config::load_string(toml, "fallback.toml");
         stderr_capture err;
@@ -98,7 +98,7 @@ TEST_CASE("choice: the same from TOML - [reactor] plugin = [\"uring\" then \"epo
     {
         const std::string strict_toml =
             "[reactor]\nplugin = [\"uring\", \"epoll\"]\nstrict = true\n"
-            "[reactor.uring]\nfail_probe_errno = 38\n";
+            "[reactor.uring]\ntest_fail_probe_errno = 38\n";
         runtime_config c = config::load_string(strict_toml, "strict.toml");
         CHECK(c.reactor.strict);
         CHECK_THROWS_WITH_AS(runtime rt(c), doctest::Contains("ENOSYS"), plugin_error);

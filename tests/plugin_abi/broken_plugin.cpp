@@ -39,12 +39,10 @@ class never_used_reactor final : public rtkit::reactor {
     [[noreturn]] static void used() { throw std::logic_error("the loader used a lying plugin"); }
 
   public:
-    rtkit::io_token add(int, rtkit::interest) override { used(); }
-    void modify(rtkit::io_token, rtkit::interest) override { used(); }
-    void remove(rtkit::io_token) noexcept override {}
-    unsigned poll_ready(rtkit::io_token, rtkit::interest, const rtkit::waker&) override { used(); }
-    void clear_ready(rtkit::io_token, unsigned) noexcept override {}
-    std::size_t poll(rtkit::duration) override { used(); }
+    void add(int, rtkit::io_token) override { used(); }
+    void watch(int, rtkit::io_token, rtkit::interest) override { used(); }
+    void remove(int, rtkit::io_token) noexcept override {}
+    std::size_t poll(rtkit::duration, rtkit::readiness_sink&) override { used(); }
     void wake() noexcept override {}
 };
 rtkit::plugin_object* create(const rtkit_plugin_args*) {

@@ -86,3 +86,30 @@ TEST_CASE("race: cancelling the racer cancels and drains every contender") {
         CHECK(unwound == 3);
     }());
 }
+
+TEST_CASE("join_all: tasks of void - ok when all are ok - the most severe outcome otherwise") {
+    runtime rt;
+    int finished = 0;
+    const outcome<void> all_ok = rt.block_on([&]() -> task<outcome<void>> {
+        std::vector<task<void>> ts;
+        for (int i = 1; i <= 3; ++i)
+            ts.push_back([](int& done, int ms) -> task<void> {
+                co_await sleep(std::chrono::milliseconds(ms));
+                ++done;
+            }(finished, i));
+        co_return co_await join_all(std::move(ts));
+    }());
+    CHECK(all_ok.is_ok());
+    CHECK(finished == 3);
+
+    const outcome<void> one_failed = rt.block_on([]() -> task<outcome<void>> {
+        std::vector<task<void>> ts;
+        ts.push_back([]() -> task<void> { co_await sleep(1ms); }());
+        ts.push_back([]() -> task<void> {
+            co_await sleep(2ms);
+            throw std::runtime_error("failed");
+        }());
+        co_return co_await join_all(std::move(ts));
+    }());
+    CHECK(one_failed.is_panicked());
+}

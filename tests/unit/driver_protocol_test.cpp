@@ -96,8 +96,9 @@ using test::run_or_abort_on_deadlock;
 /// the worker and what state the driver's slot is in.
 struct bare_runtime {
     plugin_loader loader;
-    detail::worker_group group{detail::worker_group::flavor::current_thread,
-                               loader.create_by_name<reactor>("epoll")};
+    detail::worker_group group{
+        detail::worker_group::flavor::current_thread,
+        std::make_shared<detail::io_driver>(loader.create_by_name<reactor>("epoll"), "epoll")};
     detail::worker& only_worker =
         group.add_worker(loader.create_by_name<timer_driver>("wheel"),
                          loader.create_by_name<lane_policy>("three_lane"));

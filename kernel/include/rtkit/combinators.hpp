@@ -1,6 +1,7 @@
 #pragma once
 // join_all and race: run several tasks at once and combine their outcomes.
 #include <cstddef>
+#include <type_traits>
 #include <vector>
 
 #include "rtkit/cx.hpp"
@@ -75,10 +76,22 @@ namespace detail {
 // while the body runs. (join_all and race themselves are not coroutines, so
 // the tasks never sit in a coroutine parameter that a lambda moves from.)
 
+/// What join_all of tasks of T gives when all are ok: their values in order,
+/// or nothing for tasks of void.
+template <class T>
+struct join_all_values {
+    using type = std::vector<T>;
+};
+template <>
+struct join_all_values<void> {
+    using type = void;
+};
+
 template <class T>
 struct join_all_body {
+    using values_type = typename join_all_values<T>::type;
     std::vector<task<T>> tasks;
-    task<outcome<std::vector<T>>> operator()(cx scope) {
+    task<outcome<values_type>> operator()(cx scope) {
         std::vector<join_handle<T>> handles;
         handles.reserve(tasks.size());
         for (task<T>& t : tasks)
@@ -90,12 +103,16 @@ struct join_all_body {
         const outcome<T>* worst = nullptr;
         for (const outcome<T>& o : outcomes)
             if (!o.is_ok() && (!worst || more_severe(o, *worst))) worst = &o;
-        if (worst) co_return rethrow_as<std::vector<T>>(*worst);
-        std::vector<T> values;
-        values.reserve(outcomes.size());
-        for (outcome<T>& o : outcomes)
-            values.push_back(std::move(o).value());
-        co_return outcome<std::vector<T>>::ok(std::move(values));
+        if (worst) co_return rethrow_as<values_type>(*worst);
+        if constexpr (std::is_void_v<T>) {
+            co_return outcome<void>::ok();
+        } else {
+            std::vector<T> values;
+            values.reserve(outcomes.size());
+            for (outcome<T>& o : outcomes)
+                values.push_back(std::move(o).value());
+            co_return outcome<values_type>::ok(std::move(values));
+        }
     }
 };
 
@@ -122,11 +139,12 @@ struct race_body {
 }  // namespace detail
 
 /// Runs every task at once, in a child region, and waits for all of them. Ok
-/// with every value, in order, when all are ok; otherwise the most severe
-/// outcome among them (the first one of that severity). If the caller is
-/// cancelled meanwhile, the tasks are cancelled and drained first. T is not void.
+/// with every value, in order, when all are ok (outcome<void> for tasks of
+/// void); otherwise the most severe outcome among them (the first one of that
+/// severity). If the caller is cancelled meanwhile, the tasks are cancelled and
+/// drained first.
 template <class T>
-task<outcome<std::vector<T>>> join_all(std::vector<task<T>> tasks) {
+task<outcome<typename detail::join_all_values<T>::type>> join_all(std::vector<task<T>> tasks) {
     return cx::current().region(detail::join_all_body<T>{std::move(tasks)});
 }
 

@@ -2,6 +2,7 @@
 // rtkit::join_handle<T>: awaits the outcome of a spawned task, or cancels it.
 #include <atomic>
 #include <coroutine>
+#include <type_traits>
 #include <utility>
 
 #include "rtkit/detail/handle.hpp"
@@ -106,6 +107,15 @@ class [[nodiscard]] join_handle {
         join_handle& owner_;
     };
     awaiter operator co_await() && noexcept { return awaiter(*this); }
+    /// Awaiting takes the task's outcome, so a handle is awaited as an rvalue:
+    /// this overload exists only to say so when one is awaited by name.
+    template <class U = T>
+    awaiter operator co_await() const& noexcept {
+        static_assert(!std::is_same_v<U, U>,
+                      "write co_await std::move(handle): awaiting a join_handle takes the task's "
+                      "outcome, so the handle must be moved from");
+        return awaiter(const_cast<join_handle&>(*this));
+    }
 
   private:
     detail::promise<T>* task_ = nullptr;

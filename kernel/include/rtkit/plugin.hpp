@@ -96,11 +96,24 @@ struct rtkit_plugin_descriptor {
 #define RTKIT_PLUGIN_ALIAS rtkit_plugin_descriptor_v2
 #define RTKIT_PLUGIN_ALIAS_NAME "rtkit_plugin_descriptor_v2"
 
+/// The name prefix of a test-only plugin option (rtkit::is_test_only_option).
+#define RTKIT_TEST_OPTION_PREFIX "test_"
+
 /// Exports `descriptor` (an rtkit_plugin_descriptor variable) from this library.
 /// Use once per plugin library, at namespace scope.
 #define RTKIT_EXPORT_PLUGIN(descriptor) BOOST_DLL_ALIAS(descriptor, RTKIT_PLUGIN_ALIAS)
 
 namespace rtkit {
+
+/// A plugin option whose name starts with RTKIT_TEST_OPTION_PREFIX ("test_")
+/// exists for tests (fault injection and the like): the loader and the config
+/// layer treat it like any other, and `rtctl config show` and `rtctl plugins
+/// info` hide it unless asked (--test-options). A name rather than a flag, so
+/// marking an option needs no ABI change; the name also shows in every TOML
+/// file that sets one.
+constexpr bool is_test_only_option(std::string_view name) noexcept {
+    return name.starts_with(RTKIT_TEST_OPTION_PREFIX);
+}
 
 /// Maps a plugin interface to its descriptor kind.
 template <class Interface>

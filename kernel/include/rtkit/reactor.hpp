@@ -1,74 +1,137 @@
 #pragma once
 // rtkit::reactor: the I/O readiness interface that reactor plugins implement.
+#include <cstddef>
 #include <cstdint>
 
 #include "rtkit/plugin_object.hpp"
 #include "rtkit/time.hpp"
-#include "rtkit/waker.hpp"
 
 namespace rtkit {
 
 /// What a registration waits for. Values combine as bit flags.
 enum class interest : std::uint8_t { read = 1, write = 2, read_write = 3 };
 
-/// Readiness bits reported by reactor::poll_ready.
+/// Readiness bits, as a reactor delivers them and the kernel reports them. The
+/// same meaning for every backend (edge- or level-triggered, or the readiness
+/// side of a completion-based one):
 namespace ready {
+/// A read would not block: data, end of stream, a connection to accept, or an
+/// error to report (POLLIN, EPOLLIN, EVFILT_READ).
 inline constexpr unsigned readable = 1;
+/// A write would not block, or a connect finished (POLLOUT, EPOLLOUT, EVFILT_WRITE).
 inline constexpr unsigned writable = 2;
-inline constexpr unsigned hangup = 4;  ///< peer closed (EPOLLHUP / EPOLLRDHUP / EV_EOF)
-inline constexpr unsigned error = 8;   ///< an error is pending on the descriptor
+/// The peer hung up: it shut down or closed its writing side, or a pipe's
+/// other end is gone (POLLHUP / POLLRDHUP, EPOLLHUP / EPOLLRDHUP, EV_EOF).
+inline constexpr unsigned hangup = 4;
+/// An operation would fail with an error other than EAGAIN: a pending socket
+/// error, a pipe whose reader is gone, a descriptor closed while registered
+/// (POLLERR / POLLNVAL, EPOLLERR, EV_ERROR).
+inline constexpr unsigned error = 8;
 }  // namespace ready
 
-/// Identifies one registration. Tokens are generation-checked: a token of a
-/// removed registration never aliases a later one, even for a reused descriptor.
+/// Identifies one registration; the kernel chooses it. Never 0 (a backend may
+/// use 0 for its own events, such as its wake descriptor's) and never reused
+/// while the registration lives. A removed registration's token is not given
+/// to the next one, even for the same descriptor number.
 using io_token = std::uint64_t;
 
-/// A readiness reactor: register descriptors, wait for events, fire wakers.
+/// What a backend can hold, from reactor::limits(). 0 means no limit.
+struct reactor_limits {
+    /// Registrations at once (a fixed table or ring).
+    std::size_t max_registrations = 0;
+    /// Every registered descriptor number must be below this (select's FD_SETSIZE).
+    int descriptor_limit = 0;
+};
+
+/// Where a reactor's poll() reports readiness: the kernel's registrations.
+class readiness_sink {
+  public:
+    /// Readiness `bits` (ready::*) seen for the registration `token`. Called
+    /// only from inside poll(), on the thread running it. A token that was
+    /// removed meanwhile is ignored. Never throws; the wakers it fires only
+    /// enqueue tasks and never call back into the reactor.
+    virtual void deliver(io_token token, unsigned bits) noexcept = 0;
+
+  protected:
+    ~readiness_sink() = default;
+};
+
+/// A readiness backend: it watches descriptors and delivers what it sees.
 ///
-/// Threads: one owner (the worker that created it) calls every method except
-/// wake(), which any thread may call. Nothing here is re-entrant: a waker fired
-/// from poll() must not call back into the reactor (kernel wakers only enqueue).
-/// Failures throw std::system_error carrying the errno.
+/// The kernel keeps the rest: every registration's interest, the readiness
+/// delivered and not yet consumed ("latched": kept until an operation meets
+/// EAGAIN, so an edge that arrives while nobody waits is not lost), and the
+/// wakers armed on it. A task's I/O tries the syscall; on EAGAIN the kernel
+/// forgets that readiness and, with nothing latched, arms the task's waker and
+/// calls watch(); a delivery then latches the bits and wakes it.
 ///
-/// Readiness is latched: an event that arrives while no waker is armed is kept
-/// until clear_ready(), so edge-triggered backends lose nothing. The kernel's
-/// I/O loop is: try the syscall; on EAGAIN clear_ready() the bit it needed, then
-/// poll_ready() with the task's waker; suspend if it returned 0.
+/// Rules, each checked by a case of the conformance suite (conformance/README.md):
+/// - every readiness goes to the token of the registration it belongs to;
+/// - readiness that exists or arrives while the kernel waits (after watch())
+///   is delivered by a later poll(), also when it arrived before watch();
+/// - a delivered direction (readable or writable) need not be delivered again
+///   until watch() asks for it again, and a level-triggered backend must not:
+///   it would return from every poll() at once (a busy loop) for readiness the
+///   kernel already holds;
+/// - wake() makes a blocking poll() return promptly, or the next one return at
+///   once; many wakes before one poll() coalesce.
+///
+/// Threads: the kernel calls every method but wake() from one thread at a
+/// time; the thread can change between calls (the current-thread runtime
+/// lends its worker to each block_on caller and to a background thread; a
+/// multi-thread runtime serialises calls with a lock), and the kernel orders
+/// the calls, so a reactor needs no lock for them but must keep no
+/// thread-local state. wake() may be called from any thread at any time,
+/// concurrently with the others. Nothing here is re-entrant.
+///
+/// A reactor that performs whole operations (io_uring) also offers
+/// rtkit::completion_reactor_v1 through query_interface(completion_reactor_v1_name):
+/// the pointer lives as long as the reactor and follows the same thread rule.
 class reactor : public plugin_object {
   public:
     plugin_identity identity() const noexcept final {
         return {RTKIT_PLUGIN_REACTOR, RTKIT_PLUGIN_ABI_MAJOR};
     }
 
-    /// Owner thread. Starts watching `fd` for `what`. Does not take ownership of
-    /// the descriptor. Throws std::system_error (EBADF, EEXIST, ENOMEM, ...).
-    virtual io_token add(int fd, interest what) = 0;
+    /// Starts watching `fd` (not owned) for the registration `token`. The
+    /// kernel has checked the number against limits() and that `fd` has no
+    /// live registration. Throws std::system_error: EBADF when `fd` is not an
+    /// open descriptor, otherwise what the backend's kernel says (ENOMEM,
+    /// EPERM for a regular file under epoll, ...). Nothing of it stays then.
+    virtual void add(int fd, io_token token) = 0;
 
-    /// Owner thread. Changes what `token` waits for. Latched bits are kept.
-    virtual void modify(io_token token, interest what) = 0;
+    /// The kernel now waits for `want` on this registration and holds none of
+    /// it latched. An edge-triggered backend that reports everything from
+    /// add() on ignores it; a level-triggered one watches those directions
+    /// again; a lazy one starts watching now. May throw std::system_error
+    /// (the backend's queue is full): the wait then fails.
+    virtual void watch(int fd, io_token token, interest want) = 0;
 
-    /// Owner thread. Stops watching; armed wakers are dropped without a wake and
-    /// no event already fetched for this registration is delivered later. Call it
-    /// before closing the descriptor. A stale token is ignored.
-    virtual void remove(io_token token) noexcept = 0;
+    /// Stops watching: nothing is delivered for `token` afterwards, not even
+    /// an event fetched already. Called before the descriptor is closed; must
+    /// also cope with one closed already (the kernel drops a closed
+    /// descriptor's registration from epoll by itself).
+    virtual void remove(int fd, io_token token) noexcept = 0;
 
-    /// Owner thread. Returns the latched readiness bits that intersect `want`
-    /// (plus hangup and error, which are always reported). When that is 0, stores
-    /// a copy of `w` for `want` (replacing an earlier one) to be woken once, and
-    /// returns 0. Never blocks. A stale token returns ready::error.
-    virtual unsigned poll_ready(io_token token, interest want, const waker& w) = 0;
+    /// Waits up to `timeout` (negative: no limit; zero: do not block) for
+    /// readiness, delivering each to `sink`, and returns early after wake().
+    /// Also reaps a completion-based backend's completions and wakes their
+    /// wakers; returns how many of those it woke (0 for readiness only).
+    /// EINTR is retried with what is left of the timeout. Throws
+    /// std::system_error when the wait itself fails: the kernel then ends the
+    /// block_on driving the worker with it (or stops the runtime's background
+    /// thread, reported on stderr); what was delivered before stands.
+    virtual std::size_t poll(duration timeout, readiness_sink& sink) = 0;
 
-    /// Owner thread. Forgets latched `bits` after an operation hit EAGAIN.
-    virtual void clear_ready(io_token token, unsigned bits) noexcept = 0;
-
-    /// Owner thread. Waits up to `timeout` for events (negative: no limit, zero:
-    /// do not block), latches them and wakes the wakers armed for them. Returns
-    /// early after wake(). Returns how many registrations became ready.
-    virtual std::size_t poll(duration timeout) = 0;
-
-    /// Any thread. Makes a blocking poll() return promptly, or the next one
-    /// return at once. Many wakes before one poll coalesce. Never throws.
+    /// Any thread, any time. Makes a blocking poll() return promptly, or the
+    /// next one return at once; many wakes before one poll coalesce into one
+    /// early return. Never throws, never blocks.
     virtual void wake() noexcept = 0;
+
+    /// What this backend can hold; the kernel refuses an add() beyond it with
+    /// EMFILE and a message naming the limit, and the conformance suite runs
+    /// its large cases at this size. Constant for the object's life.
+    virtual reactor_limits limits() const noexcept { return {}; }
 };
 
 }  // namespace rtkit

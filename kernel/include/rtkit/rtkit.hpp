@@ -1,12 +1,18 @@
 #pragma once
-// Everything a program that embeds rtkit needs.
+// Everything a program that embeds rtkit needs: runtimes and tasks, time,
+// cancellation and combinators, networking (rtkit::net) and the sync
+// primitives (channels, oneshot, notify, semaphore, mutex). Building a runtime
+// from a TOML file is in the configuration library: rtkit/config/make_runtime.hpp
+// (CMake target rtkit::config).
 #include "rtkit/combinators.hpp"
 #include "rtkit/cx.hpp"
 #include "rtkit/diagnostics.hpp"
 #include "rtkit/join_handle.hpp"
+#include "rtkit/net.hpp"
 #include "rtkit/outcome.hpp"
 #include "rtkit/plugin_loader.hpp"
 #include "rtkit/runtime.hpp"
 #include "rtkit/runtime_config.hpp"
+#include "rtkit/sync/all.hpp"
 #include "rtkit/task.hpp"
 #include "rtkit/time.hpp"

@@ -15,32 +15,56 @@ using timer_handle = std::uint64_t;
 
 /// Keeps deadlines with their wakers and provides the runtime's clock.
 ///
-/// Threads: one owner (the worker) calls every method; other threads arm
-/// timers through the kernel, which forwards the request to the owner.
-/// Fired wakers must not call back into the driver (kernel wakers only enqueue).
+/// Threads: the kernel calls insert, cancel, next_deadline and fire from one
+/// thread at a time, the one that holds the runtime's worker ("the owner").
+/// That thread can change between calls (the current-thread runtime lends its
+/// worker to each block_on caller and to a background thread); the kernel
+/// orders the calls (each happens-before the next), so the driver needs no
+/// lock for them, but must keep no thread-local state. now() may be called
+/// from any thread at any time, concurrently with the rest. Tasks on other
+/// threads arm timers through the kernel, which forwards the request to the
+/// owner.
+///
+/// Nothing here blocks or sleeps: the kernel waits for the next deadline in
+/// the reactor. The wakers fire() wakes run inside it and only enqueue their
+/// task; they never call back into the driver.
 class timer_driver : public plugin_object {
   public:
     plugin_identity identity() const noexcept final {
         return {RTKIT_PLUGIN_TIMER, RTKIT_PLUGIN_ABI_MAJOR};
     }
 
-    /// Any thread. The driver's clock: monotonic, never goes back.
+    /// Any thread, concurrently with every other call. The runtime's clock:
+    /// monotonic, never smaller than a value it returned before on any thread.
+    /// Called on every sleep and every worker turn, so keep it as cheap as a
+    /// clock_gettime(CLOCK_MONOTONIC). Never throws.
     virtual instant now() const noexcept = 0;
 
-    /// Owner thread. Arms `w` to be woken once at or after `deadline` (a deadline
-    /// in the past fires at the next fire()). May allocate; throws std::bad_alloc.
+    /// Owner. Arms `w` to be woken once, by the first fire(now) whose `now` is
+    /// at or after `deadline`, never earlier (a deadline already past fires at
+    /// the next fire()). A deadline far ahead, up to instant::max(), must not
+    /// wrap around into the past: late is allowed, early never. The returned
+    /// handle differs from the handle of every timer still armed. May allocate:
+    /// throws std::bad_alloc and nothing else, and then nothing is armed and
+    /// `w` is dropped without a wake.
     virtual timer_handle insert(instant deadline, waker w) = 0;
 
-    /// Owner thread. Disarms in O(1) and drops the waker without waking it.
-    /// Returns false when the timer already fired or the handle is stale.
+    /// Owner. Disarms the timer and drops its waker without waking it; true
+    /// when it did. False, doing nothing, when the timer already fired or was
+    /// cancelled, or the handle is stale (its slot since reused). O(1).
     virtual bool cancel(timer_handle handle) noexcept = 0;
 
-    /// Owner thread. The earliest armed deadline (possibly rounded up to the
-    /// driver's resolution), or nothing when no timer is armed.
+    /// Owner. The earliest armed deadline, or nothing when no timer is armed.
+    /// It may be rounded up to the driver's resolution, never down: the kernel
+    /// waits until then and calls fire(), so an earlier answer makes it spin.
     virtual std::optional<instant> next_deadline() const noexcept = 0;
 
-    /// Owner thread. Wakes every timer whose deadline is at or before `now`.
-    /// Returns how many fired.
+    /// Owner. Wakes, once each, and disarms every timer whose deadline is at
+    /// or before `now`; returns how many fired. Later timers stay armed. Should
+    /// not throw (the wakers do not, and no allocation is needed). A throw ends
+    /// the block_on that was driving the worker, or stops the runtime's
+    /// background thread with a report on stderr, so it must leave every timer
+    /// it did not fire still armed.
     virtual std::size_t fire(instant now) = 0;
 };
 

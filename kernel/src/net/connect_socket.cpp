@@ -20,7 +20,8 @@ bool completion_reactor_here() {
     if (!task)
         throw no_runtime_error("connect needs a runtime: run it in a task, or in a block_on root");
     rtkit::detail::worker_group& group = task->home().group();
-    return !group.io_shared() && group.io().query_interface(completion_reactor_v1_name) != nullptr;
+    return !group.io_shared() &&
+           group.io().backend().query_interface(completion_reactor_v1_name) != nullptr;
 }
 
 }  // namespace

@@ -174,12 +174,9 @@ void io_operation::abandon() noexcept {
         // Completed before the cancel reached it: keep the result.
         if (completion_.result != -ECANCELED) finish(completion_.result);
     } else if (phase_ == phase::waiting_ready && fd_.is_open()) {
-        // Withdraw our waker (an empty one replaces it), so the registration
-        // holds no reference to this task once the wait is over.
-        try {
-            fd_.registration().poll_ready(interest_of(request_.op), waker{});
-        } catch (...) {
-        }
+        // Withdraw our waker, so the registration holds no reference to this
+        // task once the wait is over.
+        fd_.registration().withdraw(interest_of(request_.op));
     }
     if (timer_armed_) {
         timer_armed_ = false;

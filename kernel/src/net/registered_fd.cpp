@@ -18,7 +18,7 @@ registered_fd::registered_fd(int fd, fd_kind kind, socket_address peer)
     // (multi-thread) would take its lock for every operation.
     if (!registration_.shared())
         completion_ = static_cast<completion_reactor_v1*>(
-            registration_.get_reactor()->query_interface(completion_reactor_v1_name));
+            registration_.driver()->backend().query_interface(completion_reactor_v1_name));
 }
 
 registered_fd::registered_fd(registered_fd&& other) noexcept

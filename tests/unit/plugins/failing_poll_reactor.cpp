@@ -24,17 +24,13 @@ class failing_poll_reactor final : public rtkit::reactor {
     }
     ~failing_poll_reactor() override { close(wake_fd_); }
 
-    rtkit::io_token add(int, rtkit::interest) override {
+    void add(int, rtkit::io_token) override {
         throw std::system_error(ENOTSUP, std::generic_category(), "failing_poll: no registrations");
     }
-    void modify(rtkit::io_token, rtkit::interest) override {}
-    void remove(rtkit::io_token) noexcept override {}
-    unsigned poll_ready(rtkit::io_token, rtkit::interest, const rtkit::waker&) override {
-        return rtkit::ready::error;
-    }
-    void clear_ready(rtkit::io_token, unsigned) noexcept override {}
+    void watch(int, rtkit::io_token, rtkit::interest) override {}
+    void remove(int, rtkit::io_token) noexcept override {}
 
-    std::size_t poll(rtkit::duration timeout) override {
+    std::size_t poll(rtkit::duration timeout, rtkit::readiness_sink&) override {
         if (std::this_thread::get_id() != creator_)
             throw std::runtime_error("failing_poll: injected failure off the creating thread");
         pollfd p{wake_fd_, POLLIN, 0};

@@ -12,22 +12,15 @@ rtkit::test::plugin_control control;
 class faulty_reactor final : public rtkit::reactor {
   public:
     explicit faulty_reactor(const rtkit::plugin_options&) {}
-    rtkit::io_token add(int fd, rtkit::interest what) override { return epoll_.add(fd, what); }
-    void modify(rtkit::io_token token, rtkit::interest what) override {
-        epoll_.modify(token, what);
+    void add(int fd, rtkit::io_token token) override { epoll_.add(fd, token); }
+    void watch(int fd, rtkit::io_token token, rtkit::interest want) override {
+        epoll_.watch(fd, token, want);
     }
-    void remove(rtkit::io_token token) noexcept override { epoll_.remove(token); }
-    unsigned poll_ready(rtkit::io_token token, rtkit::interest want,
-                        const rtkit::waker& w) override {
-        return epoll_.poll_ready(token, want, w);
-    }
-    void clear_ready(rtkit::io_token token, unsigned bits) noexcept override {
-        epoll_.clear_ready(token, bits);
-    }
-    std::size_t poll(rtkit::duration timeout) override {
+    void remove(int fd, rtkit::io_token token) noexcept override { epoll_.remove(fd, token); }
+    std::size_t poll(rtkit::duration timeout, rtkit::readiness_sink& sink) override {
         control.maybe_fail("faulty_epoll: injected poll failure");
         if (timeout.count() != 0) control.note_blocking_wait();
-        return epoll_.poll(timeout);
+        return epoll_.poll(timeout, sink);
     }
     void wake() noexcept override { epoll_.wake(); }
 

@@ -30,6 +30,10 @@ struct config_sources {
     bool environment = true;
     /// "table.key=value" overrides, applied in order, last.
     std::vector<std::string> overrides;
+    /// Check plugin names and plugin tables against the plugins found on the
+    /// search path. Off for a tool that examines the plugins itself (`rtctl
+    /// plugins`), which needs the search path even when a plugin is refused.
+    bool check_plugins = true;
 };
 
 /// A configuration and where each of its values came from.
@@ -39,8 +43,9 @@ struct loaded_config {
 };
 
 /// Defaults, then the file, then the environment, then each override:
-/// --set > RTKIT_* > file > defaults. Throws config_error (all of a file's
-/// problems at once, else the first bad variable or override).
+/// --set > RTKIT_* > file > defaults. The layers are merged first and the
+/// merged result is checked, as one file would be. Throws config_error (every
+/// problem, the file's first, then each variable's and override's).
 loaded_config load(const config_sources& sources);
 
 /// Applies every RTKIT_<TABLE>_<KEY> variable that is set (see
@@ -58,11 +63,13 @@ runtime_config load_file(const std::filesystem::path& file);
 runtime_config load_string(std::string_view text, std::string_view source_name,
                            const std::filesystem::path& base_dir = {});
 
-/// Applies one "table.key=value" override, as given to `rtctl --set`. The value
-/// is read as the key's type: strings need no quotes, plugin preferences and
-/// paths may be comma-separated lists, booleans are true/false. A plugin option
-/// is set with "reactor.epoll.events_per_poll=64". Relative paths are resolved
-/// against the current directory. On error `config` is left unchanged.
+/// Applies one "table.key=value" override, as given to `rtctl --set`, and
+/// checks it as the same key in a TOML file would be (plugin options against
+/// the plugin's declaration). The value is TOML, or a bare string when it is
+/// not TOML (for a plugin preference a list split at ',', for a path list at
+/// ':'); config/README.md has the rules. A plugin option is set with
+/// "reactor.epoll.events_per_poll=64". Relative paths are resolved against the
+/// current directory. On error `config` is left unchanged.
 void apply_override(runtime_config& config, std::string_view assignment);
 
 }  // namespace rtkit::config

@@ -22,7 +22,7 @@ std::string_view verdict_name(verdict v) noexcept;
 struct case_result {
     std::string name;  ///< e.g. "reactor.read_readiness"
     verdict outcome = verdict::passed;
-    std::string message;  ///< why it failed or was skipped; empty when it passed
+    std::string message;  ///< why it failed or was skipped, or a note on how it passed
     std::chrono::microseconds elapsed{0};
 };
 
@@ -47,6 +47,10 @@ report run_lanes_conformance(const std::filesystem::path& file, const option_tab
 
 /// Runs the suite of the kind the file's descriptor declares.
 report run_conformance(const std::filesystem::path& file, const option_table& options = {});
+
+/// The names of the cases the suite of `kind` ("reactor", "timer" or "lanes")
+/// runs, in order ("reactor.read_readiness", ...); empty for another kind.
+std::vector<std::string> case_names(std::string_view kind);
 
 /// A plain-text rendering, one line per case and a summary, for rtctl and logs.
 std::string format_report(const report& r);

@@ -3,15 +3,15 @@
 // Not API for applications; plugin and I/O code in the kernel use it.
 #include <coroutine>
 
+#include "rtkit/detail/io_driver.hpp"
 #include "rtkit/detail/task_header.hpp"
-#include "rtkit/reactor.hpp"
 
 namespace rtkit::detail {
 
 class worker_group;
 
 /// The running task's waker, lent without taking a reference, for a call that
-/// only copies it if it must keep it (reactor::poll_ready): the task is being
+/// only copies it if it must keep it (io_driver::poll_ready): the task is being
 /// polled, so it outlives the call. Saves a reference count up and down per
 /// readiness check on the I/O hot path.
 class borrowed_task_waker {
@@ -28,7 +28,8 @@ class borrowed_task_waker {
     };
 };
 
-/// A descriptor registered with the reactor of the current task's runtime.
+/// A descriptor registered with the I/O driver (and so the reactor) of the
+/// current task's runtime.
 /// In the current-thread flavor every operation must run on the thread that
 /// drives the worker (a task's poll, or a block_on root driving it); in the
 /// multi-thread flavor the reactor is shared and any of the runtime's threads
@@ -38,7 +39,7 @@ class io_registration {
     io_registration() noexcept = default;
     /// Registers `fd` for `what`. Throws no_runtime_error outside a task, or
     /// where this thread cannot reach the reactor (current-thread flavor,
-    /// another thread drives the worker); std::system_error from the reactor.
+    /// another thread drives the worker); std::system_error from io_driver::add.
     io_registration(int fd, interest what);
     io_registration(io_registration&& other) noexcept;
     io_registration& operator=(io_registration&& other) noexcept;
@@ -46,21 +47,23 @@ class io_registration {
 
     /// Deregisters (before the descriptor is closed). Idempotent.
     void reset() noexcept;
-    explicit operator bool() const noexcept { return reactor_ != nullptr; }
+    explicit operator bool() const noexcept { return io_ != nullptr; }
     /// The readiness latched for `want` (plus hangup/error), or 0 after arming `w`.
     unsigned poll_ready(interest want, const waker& w) {
-        if (!shared_) return reactor_->poll_ready(token_, want, w);
+        if (!shared_) return io_->poll_ready(token_, want, w);
         return poll_ready_shared(want, w);
     }
     /// Forgets latched `bits` after an operation hit EAGAIN.
     void clear_ready(unsigned bits) noexcept {
         if (!shared_)
-            reactor_->clear_ready(token_, bits);
+            io_->clear_ready(token_, bits);
         else
             clear_ready_shared(bits);
     }
-    /// The reactor, for extension interfaces; null when not registered.
-    reactor* get_reactor() const noexcept { return reactor_; }
+    /// Drops the waker armed for `want`, unwoken (a wait that ended otherwise).
+    void withdraw(interest want) noexcept;
+    /// The I/O driver, for the reactor's extension interfaces; null when not registered.
+    io_driver* driver() const noexcept { return io_; }
     /// Whether several threads share the reactor (multi-thread runtime): then
     /// only readiness is used, and readiness may be latched between an
     /// operation's EAGAIN and its clear_ready.
@@ -89,7 +92,7 @@ class io_registration {
     unsigned poll_ready_shared(interest want, const waker& w);
     void clear_ready_shared(unsigned bits) noexcept;
 
-    reactor* reactor_ = nullptr;
+    io_driver* io_ = nullptr;
     worker_group* group_ = nullptr;
     io_token token_ = 0;
     bool shared_ = false;

@@ -36,10 +36,16 @@ class io_operation {
         if (phase_ != phase::finished || timer_armed_) abandon();
     }
 
-    /// Gives up at `deadline` (runtime clock) with ETIMEDOUT.
-    io_operation& with_deadline(instant deadline) noexcept {
+    /// Gives up at `deadline` (runtime clock) with ETIMEDOUT. Call it before
+    /// the first await; on a temporary it returns a new operation, so that
+    /// `co_await s.read(b, n).with_deadline(t)` awaits a prvalue (an operation
+    /// is neither copied nor moved, and GCC 12 copies an awaited lvalue).
+    io_operation& with_deadline(instant deadline) & noexcept {
         deadline_ = deadline;
         return *this;
+    }
+    io_operation with_deadline(instant deadline) && noexcept {
+        return io_operation(fd_, request_, deadline);
     }
 
     bool await_ready() const noexcept { return rtkit::detail::cancel_pending(); }
@@ -51,6 +57,9 @@ class io_operation {
 
   private:
     enum class phase : std::uint8_t { idle, waiting_ready, submitted, finished };
+
+    io_operation(registered_fd& fd, const io_request& request, instant deadline) noexcept
+        : fd_(fd), request_(request), deadline_(deadline) {}
 
     /// Moves the operation on; true once it has a result. Arms the current
     /// task's waker when it must wait.

@@ -1,24 +1,20 @@
 #pragma once
-// rtkit::reactor_support::registration_table: the bookkeeping behind
-// rtkit::reactor that every readiness backend needs, for plugin authors.
+// rtkit::reactor_support::registration_table: registrations by generation-checked
+// token and by descriptor, with the latched-readiness rules of rtkit/reactor.hpp.
 //
-// Public API, header-only. A reactor plugin keeps one table; it maps each
-// io_token to a registration (descriptor, interest, latched readiness, one
-// armed waker per direction, and the backend's own `Extra` state) and
-// implements the latched-readiness rules of rtkit/reactor.hpp, so a backend
-// only talks to its kernel interface and calls deliver() with what it saw.
-// The built-in epoll, io_uring and kqueue reactors use it.
+// Public API, header-only. The kernel keeps one per runtime (detail::io_driver):
+// each io_token names a registration (descriptor, interest, latched readiness,
+// one armed waker per direction). A reactor plugin may keep one of its own for
+// per-descriptor state of its backend (`Extra`), as the io_uring reactor does:
 //
-//     rtkit::reactor_support::registration_table<> table;
-//     io_token add(int fd, interest what) {          // the reactor's add()
-//         const io_token t = table.insert(fd, what);  // EBADF, EEXIST
-//         /* register fd with the kernel, passing t as user data; on failure: */
-//         /*     table.erase(t); throw ...;                                    */
-//         return t;
+//     rtkit::reactor_support::registration_table<my_state> table;
+//     void add(int fd, io_token token) {                 // the reactor's add()
+//         const io_token mine = table.insert(fd, interest::read_write);
+//         table.find(mine)->extra.kernel_token = token;  // to deliver readiness with
 //     }
-//     // poll(): for each kernel event, table.deliver(*table.find(user_data), bits)
+//     // later, by descriptor: table.find(table.token_of_fd(fd))
 //
-// Tokens are `slot | generation << 32`. remove() bumps the slot's generation,
+// Tokens are `slot | generation << 32`. erase() bumps the slot's generation,
 // so a stale token (and a kernel event carrying one) is recognised even after
 // the slot and the descriptor number were reused. No token is 0.
 // Not thread-safe: the reactor's owner thread uses it, as every reactor method
