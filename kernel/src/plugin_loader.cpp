@@ -500,7 +500,9 @@ std::shared_ptr<plugin_object> plugin_loader::create_erased(const std::filesyste
                            " plugin named '" + info.name + "', expected " + with_article(kind) +
                            "; choose " + with_article(kind) + " plugin for this setting");
 
-    for (const auto& [key, value] : options) {
+    for (const auto& configured : options) {
+        // Not a structured binding: clang 14 (the fuzz preset) cannot capture one.
+        const std::string& key = configured.first;
         const bool declared =
             std::any_of(info.options.begin(), info.options.end(),
                         [&](const plugin_option_info& o) { return o.name == key; });
