@@ -5,7 +5,7 @@
 PRESET ?= release
 BUILD := build/$(PRESET)
 PACKAGES := cmake ninja-build g++ pkg-config libboost-dev libboost-filesystem-dev \
-            libcli11-dev libtomlplusplus-dev doctest-dev liburing-dev
+            libcli11-dev libtomlplusplus-dev doctest-dev liburing-dev librapidcheck-dev
 FUZZ_PACKAGES := clang-14 libfuzzer-14-dev
 FUZZ_SECONDS ?= 60
 
