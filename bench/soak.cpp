@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -24,6 +25,7 @@
 #include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <stop_token>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -50,6 +52,7 @@ struct soak_counts {
     std::atomic<std::uint64_t> closed_by_receiver{0}, closed_by_sender{0}, values_sent{0};
     std::atomic<std::uint64_t> connections{0}, echoed_bytes{0};
     std::atomic<std::uint64_t> reads_cancelled{0}, writes_cancelled{0};
+    std::atomic<std::uint64_t> joined{0};  ///< tasks awaited to their end: the soak's progress
 };
 
 template <class T>
@@ -63,6 +66,7 @@ join_handle<T> spawn_counted(soak_counts& counts, task<T> work) {
 template <class T>
 task<outcome<T>> join_counted(soak_counts& counts, join_handle<T> handle) {
     outcome<T> result = co_await std::move(handle);
+    ++counts.joined;
     if (result.is_cancelled())
         ++counts.cancelled;
     else if (result.is_panicked())
@@ -340,28 +344,19 @@ task<void> soak(std::chrono::seconds length, soak_counts& counts, soak_result& r
     result.descriptors_after = open_descriptors();
 }
 
-}  // namespace
+/// A counter's value, as printf's %llu takes it.
+unsigned long long n(const std::atomic<std::uint64_t>& counter) {
+    return counter.load();
+}
 
-int run_soak(rtkit::runtime& rt, std::chrono::seconds length) {
-    soak_counts counts;
-    soak_result result;
-    rt.block_on(soak(length, counts, result));
-    const std::uint64_t final_kib = resident_kib();
-    // Workers of a multi-thread runtime may still be retiring the last tasks
-    // for a moment after block_on returns: wait for that, within a bound.
-    const auto quiescent_by = std::chrono::steady_clock::now() + 2s;
-    while (!rt.is_quiescent() && std::chrono::steady_clock::now() < quiescent_by)
-        std::this_thread::yield();
-    const bool quiescent = rt.is_quiescent();
-
+/// Prints what the soak did so far.
+void print_counts(const rtkit::runtime& rt, std::chrono::seconds length,
+                  const soak_counts& counts) {
     const auto& d = rt.description();
     std::printf("soak: flavor=%s reactor=%s timer=%s lanes=%s seconds=%lld rounds=%llu\n",
                 d.flavor.c_str(), d.reactor.c_str(), d.timer.c_str(), d.lanes.c_str(),
                 static_cast<long long>(length.count()),
                 static_cast<unsigned long long>(counts.rounds.load()));
-    auto n = [](const std::atomic<std::uint64_t>& v) {
-        return static_cast<unsigned long long>(v.load());
-    };
     std::printf("soak: tasks spawned=%llu completed=%llu cancelled=%llu panicked=%llu\n",
                 n(counts.spawned), n(counts.completed), n(counts.cancelled), n(counts.panicked));
     std::printf("soak: timeouts fired=%llu cancelled=%llu\n", n(counts.timeouts_fired),
@@ -372,6 +367,59 @@ int run_soak(rtkit::runtime& rt, std::chrono::seconds length) {
         "soak: connections=%llu echoed_bytes=%llu reads_cancelled=%llu writes_cancelled=%llu\n",
         n(counts.connections), n(counts.echoed_bytes), n(counts.reads_cancelled),
         n(counts.writes_cancelled));
+}
+
+/// Ends the process when no task has finished for `limit`: the runtime
+/// stalled (a lost wake-up, say), and the soak would otherwise wait for ever.
+/// What was done so far is printed first.
+class stall_watch {
+  public:
+    stall_watch(const rtkit::runtime& rt, std::chrono::seconds length, const soak_counts& counts,
+                std::chrono::seconds limit)
+        : thread_([&rt, length, &counts, limit, this](std::stop_token stop) {
+              std::uint64_t seen = counts.joined.load();
+              std::unique_lock lock(mutex_);
+              while (true) {
+                  // Only a stop request ends the wait early.
+                  wake_.wait_for(lock, stop, limit, [] { return false; });
+                  if (stop.stop_requested()) return;
+                  const std::uint64_t now = counts.joined.load();
+                  if (now != seen) {
+                      seen = now;
+                      continue;
+                  }
+                  print_counts(rt, length, counts);
+                  std::printf("soak: FAILED: no task finished for %lld s: the runtime stalled\n",
+                              static_cast<long long>(limit.count()));
+                  std::fflush(stdout);
+                  std::_Exit(1);
+              }
+          }) {}
+
+  private:
+    std::mutex mutex_;
+    std::condition_variable_any wake_;
+    std::jthread thread_;  // last: stopped and joined before the rest goes
+};
+
+}  // namespace
+
+int run_soak(rtkit::runtime& rt, std::chrono::seconds length) {
+    soak_counts counts;
+    soak_result result;
+    {
+        stall_watch watch(rt, length, counts, 60s);
+        rt.block_on(soak(length, counts, result));
+    }
+    const std::uint64_t final_kib = resident_kib();
+    // Workers of a multi-thread runtime may still be retiring the last tasks
+    // for a moment after block_on returns: wait for that, within a bound.
+    const auto quiescent_by = std::chrono::steady_clock::now() + 2s;
+    while (!rt.is_quiescent() && std::chrono::steady_clock::now() < quiescent_by)
+        std::this_thread::yield();
+    const bool quiescent = rt.is_quiescent();
+
+    print_counts(rt, length, counts);
     const std::uint64_t warm_kib = result.warm_kib ? result.warm_kib : result.peak_kib;
     std::printf("soak: rss_kib after_warm_up=%llu peak=%llu final=%llu\n",
                 static_cast<unsigned long long>(warm_kib),
