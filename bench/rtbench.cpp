@@ -1,18 +1,23 @@
 // rtbench WORKLOAD [--config FILE] [--set KEY=VALUE]... [--port PORT]
+// rtbench soak [--seconds S] [--config FILE] [--set KEY=VALUE]...
 //
 // Runs one workload of shared/bench/WORKLOADS.md on the runtime the
 // configuration describes and prints its result line in that file's format.
 // W7 is a server instead: it serves TCP echo on 127.0.0.1:PORT until SIGTERM.
+// soak runs a mixed load for S seconds (600 by default), then checks that
+// every task, descriptor and byte of memory was given back (soak.hpp).
 #include <sys/resource.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "echo_server.hpp"
 #include "rtkit/rtkit.hpp"
+#include "soak.hpp"
 #include "workloads.hpp"
 #ifdef RTBENCH_HAS_CONFIG
 #include "rtkit/config/load.hpp"
@@ -30,7 +35,8 @@ double cpu_seconds() {
 int usage_error(const std::string& message) {
     std::fprintf(
         stderr,
-        "rtbench: %s\nusage: rtbench WORKLOAD [--config FILE] [--set KEY=VALUE]... [--port PORT]\n",
+        "rtbench: %s\nusage: rtbench WORKLOAD [--config FILE] [--set KEY=VALUE]... [--port PORT]\n"
+        "       rtbench soak [--seconds S] [--config FILE] [--set KEY=VALUE]...\n",
         message.c_str());
     return 2;
 }
@@ -44,6 +50,8 @@ int main(int argc, char** argv) {
     rtkit::runtime_config config;
     std::vector<std::string> overrides;
     long port = -1;
+    std::optional<long> seconds;
+    std::optional<std::string> config_file;
     for (int i = 2; i < argc; ++i) {
         std::string arg = argv[i];
         if (arg == "--port" && i + 1 < argc) {
@@ -52,11 +60,17 @@ int main(int argc, char** argv) {
             if (*end != '\0' || port < 1 || port > 65535)
                 return usage_error("--port needs a TCP port number (1-65535), not '" +
                                    std::string(argv[i]) + "'");
+        } else if (arg == "--seconds" && i + 1 < argc) {
+            char* end = nullptr;
+            seconds = std::strtol(argv[++i], &end, 10);
+            if (*end != '\0' || *seconds < 1)
+                return usage_error("--seconds needs a whole number of seconds (at least 1), not '" +
+                                   std::string(argv[i]) + "'");
         } else if ((arg == "--config" || arg == "--set") && i + 1 < argc) {
             std::string value = argv[++i];
 #ifdef RTBENCH_HAS_CONFIG
             if (arg == "--config")
-                config = rtkit::config::load_file(value);
+                config_file = value;  // read below, where a bad file is reported
             else
                 overrides.push_back(value);
 #else
@@ -66,13 +80,17 @@ int main(int argc, char** argv) {
             return usage_error("unknown argument '" + arg + "'");
         }
     }
+    if (seconds && workload != "soak") return usage_error("--seconds is for 'rtbench soak' only");
     try {
 #ifdef RTBENCH_HAS_CONFIG
+        if (config_file) config = rtkit::config::load_file(*config_file);
         for (const std::string& o : overrides)
             rtkit::config::apply_override(config, o);
 #endif
         rtbench::shape_runtime(workload, config);
         rtkit::runtime rt(config);
+        if (workload == "soak")
+            return rtbench::run_soak(rt, std::chrono::seconds(seconds.value_or(600)));
         if (workload == "W7") {
             if (port < 0) return usage_error("W7 serves TCP echo and needs --port PORT");
             return rtbench::run_echo_server(rt, static_cast<std::uint16_t>(port));

@@ -21,7 +21,8 @@ std::string toml_string(std::string_view text) {
                 out += "\\t";
                 break;
             default:
-                if (static_cast<unsigned char>(c) < 0x20) {
+                // TOML allows no raw control character in a basic string: DEL neither.
+                if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
                     char escaped[8];
                     std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
                     out += escaped;

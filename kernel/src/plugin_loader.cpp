@@ -2,6 +2,8 @@
 // object creation for plugin libraries loaded with Boost.DLL.
 #include "rtkit/plugin_loader.hpp"
 
+#include "plugin_descriptor_check.hpp"
+
 #include <dlfcn.h>
 #include <sys/stat.h>
 
@@ -172,6 +174,43 @@ void refuse_other_major(const boost::dll::shared_library& library, const fs::pat
     }
 }
 
+}  // namespace
+
+namespace detail {
+
+plugin_info check_descriptor(const rtkit_plugin_descriptor& d, const fs::path& file) {
+    if (d.abi_major != RTKIT_PLUGIN_ABI_MAJOR)
+        throw plugin_error(other_major_message(file, d.abi_major, d.abi_minor));
+    if (d.abi_minor > RTKIT_PLUGIN_ABI_MINOR)
+        throw plugin_error("plugin file " + quoted(file) + " needs rtkit plugin ABI " +
+                           abi_text(d.abi_major, d.abi_minor) + ", newer than this rtkit's ABI " +
+                           host_abi() +
+                           "; upgrade rtkit, or rebuild the plugin against these rtkit headers");
+    if (d.descriptor_size < descriptor_size_for_minor[d.abi_minor])
+        throw plugin_error("plugin file " + quoted(file) + " has a " +
+                           std::to_string(d.descriptor_size) + "-byte descriptor, but ABI " +
+                           abi_text(d.abi_major, d.abi_minor) + " requires at least " +
+                           std::to_string(descriptor_size_for_minor[d.abi_minor]) +
+                           " bytes; rebuild the plugin with rtkit::make_plugin_descriptor");
+    const std::string toolchain = text_or_empty(d.toolchain);
+    if (toolchain != RTKIT_TOOLCHAIN_TAG)
+        throw plugin_error("plugin file " + quoted(file) + " was built with C++ toolchain '" +
+                           toolchain +
+                           "', but this rtkit uses '" RTKIT_TOOLCHAIN_TAG
+                           "'; C++ objects cross the plugin boundary, so rebuild the plugin with "
+                           "the same compiler and standard library as rtkit");
+    if (!is_known_kind(d.kind))
+        throw plugin_error("plugin file " + quoted(file) + " declares unknown kind " +
+                           std::to_string(d.kind) +
+                           " (known: 1 reactor, 2 timer, 3 lanes); rebuild the plugin against "
+                           "these rtkit headers");
+    return describe(d, file);
+}
+
+}  // namespace detail
+
+namespace {
+
 /// Loads `file` and checks its descriptor, in an order where each check only
 /// reads fields the previous ones proved to exist.
 checked_plugin load_checked(const fs::path& requested, const plugin_load_policy& policy) {
@@ -214,33 +253,8 @@ checked_plugin load_checked(const fs::path& requested, const plugin_load_policy&
         throw plugin_error("plugin file " + quoted(file) +
                            " exports a null descriptor; export a descriptor variable with "
                            "RTKIT_EXPORT_PLUGIN");
-    if (d->abi_major != RTKIT_PLUGIN_ABI_MAJOR)
-        throw plugin_error(other_major_message(file, d->abi_major, d->abi_minor));
-    if (d->abi_minor > RTKIT_PLUGIN_ABI_MINOR)
-        throw plugin_error("plugin file " + quoted(file) + " needs rtkit plugin ABI " +
-                           abi_text(d->abi_major, d->abi_minor) + ", newer than this rtkit's ABI " +
-                           host_abi() +
-                           "; upgrade rtkit, or rebuild the plugin against these rtkit headers");
-    if (d->descriptor_size < descriptor_size_for_minor[d->abi_minor])
-        throw plugin_error("plugin file " + quoted(file) + " has a " +
-                           std::to_string(d->descriptor_size) + "-byte descriptor, but ABI " +
-                           abi_text(d->abi_major, d->abi_minor) + " requires at least " +
-                           std::to_string(descriptor_size_for_minor[d->abi_minor]) +
-                           " bytes; rebuild the plugin with rtkit::make_plugin_descriptor");
-    const std::string toolchain = text_or_empty(d->toolchain);
-    if (toolchain != RTKIT_TOOLCHAIN_TAG)
-        throw plugin_error("plugin file " + quoted(file) + " was built with C++ toolchain '" +
-                           toolchain +
-                           "', but this rtkit uses '" RTKIT_TOOLCHAIN_TAG
-                           "'; C++ objects cross the plugin boundary, so rebuild the plugin with "
-                           "the same compiler and standard library as rtkit");
-    if (!is_known_kind(d->kind))
-        throw plugin_error("plugin file " + quoted(file) + " declares unknown kind " +
-                           std::to_string(d->kind) +
-                           " (known: 1 reactor, 2 timer, 3 lanes); rebuild the plugin against "
-                           "these rtkit headers");
     plugin.descriptor = d;
-    plugin.info = describe(*d, file);
+    plugin.info = detail::check_descriptor(*d, file);
     return plugin;
 }
 
@@ -486,7 +500,9 @@ std::shared_ptr<plugin_object> plugin_loader::create_erased(const std::filesyste
                            " plugin named '" + info.name + "', expected " + with_article(kind) +
                            "; choose " + with_article(kind) + " plugin for this setting");
 
-    for (const auto& [key, value] : options) {
+    for (const auto& configured : options) {
+        // Not a structured binding: clang 14 (the fuzz preset) cannot capture one.
+        const std::string& key = configured.first;
         const bool declared =
             std::any_of(info.options.begin(), info.options.end(),
                         [&](const plugin_option_info& o) { return o.name == key; });

@@ -1,0 +1,73 @@
+// libFuzzer harness: the script front end (lexer and parser) on any bytes.
+//
+// Rules checked besides "no crash, no leak, no undefined behaviour": the only
+// exception is a syntax script_error; its position lies inside the text; the
+// parser fails exactly where the lexer does when the lexer fails; an accepted
+// program can be dumped.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "fuzz_support.hpp"
+#include "rtkit/script/ast_dump.hpp"
+#include "rtkit/script/lexer.hpp"
+#include "rtkit/script/parser.hpp"
+#include "rtkit/script/script_error.hpp"
+
+using rtkit_fuzz::expect;
+namespace script = rtkit::script;
+
+namespace {
+
+/// The length of 1-based `line` of `text` in bytes, including a trailing '\r'.
+std::size_t raw_line_length(std::string_view text, std::uint32_t line) {
+    for (std::uint32_t n = 1; n < line; ++n)
+        text.remove_prefix(text.find('\n') + 1);
+    return text.substr(0, text.find('\n')).size();
+}
+
+void check_error(const script::script_error& e, const script::source_file& file) {
+    expect(e.kind() == script::error_kind::syntax, "the front end reports syntax errors only",
+           e.what());
+    const script::source_pos& at = e.where();
+    const std::size_t lines =
+        static_cast<std::size_t>(std::count(file.text.begin(), file.text.end(), '\n')) + 1;
+    expect(at.file == &file, "an error points into the file that was parsed", e.what());
+    expect(at.line >= 1 && at.line <= lines, "an error's line exists", e.what());
+    expect(at.column >= 1 && at.column <= raw_line_length(file.text, at.line) + 1,
+           "an error's column lies on its line (or just after it)", e.what());
+    expect(!e.message().empty(), "an error says what is wrong");
+    const std::string diagnostic = script::format_diagnostic(e);
+    expect(diagnostic.rfind(e.what(), 0) == 0 && diagnostic.back() == '\n',
+           "the diagnostic starts with file:line:column and ends with a newline", diagnostic);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    auto file = std::make_shared<const script::source_file>(
+        script::source_file{"fuzz.rts", std::string(reinterpret_cast<const char*>(data), size)});
+
+    std::string lexer_error;
+    try {
+        script::tokenize(*file);
+    } catch (const script::script_error& e) {
+        check_error(e, *file);
+        lexer_error = e.what();
+    }
+
+    try {
+        const script::program program = script::parse(file);
+        expect(lexer_error.empty(), "the parser accepts nothing the lexer refuses", lexer_error);
+        const std::string tree = script::dump(program.body);
+        expect(program.body.statements.empty() || !tree.empty(),
+               "an accepted program with statements dumps to some text");
+    } catch (const script::script_error& e) {
+        check_error(e, *file);
+        expect(lexer_error.empty() || lexer_error == e.what(),
+               "when the lexer fails, the parser reports the lexer's error", e.what());
+    }
+    return 0;
+}
