@@ -10,6 +10,8 @@
 #include <string>
 #include <system_error>
 
+#include "rtkit/reactor_support/interrupted_wait.hpp"
+
 namespace example_poll {
 namespace {
 
@@ -105,18 +107,10 @@ int poll_reactor::wait(rtkit::duration timeout) {
         const std::int64_t rounded = (d.count() + 999'999) / 1'000'000;
         return rounded > INT_MAX ? INT_MAX : static_cast<int>(rounded);
     };
-    const auto deadline = rtkit::saturating_add(std::chrono::steady_clock::now(), timeout);
-    int n = ::poll(pollfds_.data(), static_cast<nfds_t>(pollfds_.size()), to_ms(timeout));
-    // EINTR is retried with what is left: poll() must end only for an event,
-    // a wake() or the timeout.
-    while (n < 0 && errno == EINTR) {
-        rtkit::duration left = timeout;
-        if (timeout.count() > 0)
-            left = std::max(rtkit::duration{0}, std::chrono::duration_cast<rtkit::duration>(
-                                                    deadline - std::chrono::steady_clock::now()));
-        n = ::poll(pollfds_.data(), static_cast<nfds_t>(pollfds_.size()), to_ms(left));
-    }
-    return n;
+    // Ends only for an event, a wake() or the timeout, not for EINTR.
+    return rtkit::reactor_support::wait_through_interrupts(timeout, [&](rtkit::duration left) {
+        return ::poll(pollfds_.data(), static_cast<nfds_t>(pollfds_.size()), to_ms(left));
+    });
 }
 
 void poll_reactor::drain_wake_pipe() noexcept {

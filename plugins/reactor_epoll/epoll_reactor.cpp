@@ -10,6 +10,8 @@
 #include <ctime>
 #include <system_error>
 
+#include "rtkit/reactor_support/interrupted_wait.hpp"
+
 namespace rtkit_epoll {
 namespace {
 
@@ -113,18 +115,8 @@ void epoll_reactor::drain_wake_fd() noexcept {
 }
 
 std::size_t epoll_reactor::poll(rtkit::duration timeout, rtkit::readiness_sink& sink) {
-    // EINTR is retried with what is left of the timeout: it also comes without
-    // any signal (io_uring task work queued to this thread interrupts the wait),
-    // and poll(-1) must only end for an event, a wake() or the timeout.
-    const auto deadline = rtkit::saturating_add(std::chrono::steady_clock::now(), timeout);
-    int n = wait(timeout);
-    while (n < 0 && errno == EINTR) {
-        rtkit::duration left = timeout;
-        if (timeout.count() > 0)
-            left = std::max(rtkit::duration{0}, std::chrono::duration_cast<rtkit::duration>(
-                                                    deadline - std::chrono::steady_clock::now()));
-        n = wait(left);
-    }
+    const int n = rtkit::reactor_support::wait_through_interrupts(
+        timeout, [this](rtkit::duration left) { return wait(left); });
     if (n < 0) throw_errno("epoll_wait");
     for (int i = 0; i < n; ++i) {
         const epoll_event& ev = events_[static_cast<std::size_t>(i)];

@@ -10,6 +10,8 @@
 #include <string>
 #include <system_error>
 
+#include "rtkit/reactor_support/interrupted_wait.hpp"
+
 namespace rtkit_kqueue {
 namespace {
 
@@ -115,17 +117,8 @@ int kqueue_reactor::wait(rtkit::duration timeout) {
 }
 
 std::size_t kqueue_reactor::poll(rtkit::duration timeout, rtkit::readiness_sink& sink) {
-    // EINTR is retried with what is left of the timeout: poll() ends only for
-    // an event, a wake() or the timeout.
-    const auto deadline = rtkit::saturating_add(std::chrono::steady_clock::now(), timeout);
-    int n = wait(timeout);
-    while (n < 0 && errno == EINTR) {
-        rtkit::duration left = timeout;
-        if (timeout.count() > 0)
-            left = std::max(rtkit::duration{0}, std::chrono::duration_cast<rtkit::duration>(
-                                                    deadline - std::chrono::steady_clock::now()));
-        n = wait(left);
-    }
+    const int n = rtkit::reactor_support::wait_through_interrupts(
+        timeout, [this](rtkit::duration left) { return wait(left); });
     if (n < 0) throw_errno("kevent(wait)");
     for (int i = 0; i < n; ++i) {
         const struct kevent& ev = events_[static_cast<std::size_t>(i)];
