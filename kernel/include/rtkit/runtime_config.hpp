@@ -29,12 +29,13 @@ struct plugin_selection {
 
 /// The runtime's configuration. Defaults match config/default.toml.
 struct runtime_config {
-    /// "current_thread" (one worker, block_on borrows it). "multi_thread" is planned.
+    /// "current_thread" (one worker, block_on borrows it) or "multi_thread"
+    /// (`workers` threads that steal from each other; kernel/README.md).
     std::string flavor = "current_thread";
     /// Worker threads. current_thread runs exactly one, and the runtime refuses
-    /// any other number; multi_thread (planned) will run this many.
+    /// any other number; multi_thread runs this many (0: one per CPU).
     int workers = 1;
-    /// Shown in diagnostics and thread names.
+    /// The runtime's label (the configuration's, shown by rtctl config show).
     std::string name = "rtkit";
     /// Extra directories searched for plugin files, after the built-in directory.
     std::vector<std::filesystem::path> plugin_search_path;
