@@ -15,7 +15,8 @@ CLI::App* add_check_command(CLI::App& app, std::filesystem::path& script) {
         "check",
         "parse a script and check it without running it: syntax, break and continue inside "
         "loops, calls to declared functions (exit 0 when valid, 2 with the error)");
-    command->add_option("script", script, "the script to check (.rts; '-' reads standard input)")->required();
+    command->add_option("script", script, "the script to check (.rts; '-' reads standard input)")
+        ->required();
     command->footer("Example:\n  rtctl check examples/scripts/hello.rts");
     return command;
 }

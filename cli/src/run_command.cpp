@@ -33,7 +33,9 @@ CLI::App* add_run_command(CLI::App& app, run_options& options) {
         "run",
         "run a script on a runtime built from the configuration (cli/README.md describes "
         "the language)");
-    command->add_option("script", options.script, "the script to run (.rts; '-' reads standard input)")->required();
+    command
+        ->add_option("script", options.script, "the script to run (.rts; '-' reads standard input)")
+        ->required();
     command
         ->add_option("--config,-c", options.config_file,
                      "runtime configuration (TOML); default: the built-in defaults, the values "

@@ -5,8 +5,8 @@
 #include <system_error>
 #include <utility>
 
-#include "rtkit/join_handle.hpp"
 #include "rtkit/diagnostics.hpp"
+#include "rtkit/join_handle.hpp"
 #include "thread_context.hpp"
 #include "timeouts.hpp"
 

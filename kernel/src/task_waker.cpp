@@ -37,10 +37,10 @@ void report_unobserved_failure(task_id id, const std::exception_ptr& failure) no
         what = e.what();
     } catch (...) {
     }
-    report_diagnostic({diagnostic_kind::unobserved_task_failure,
-                       "task " + std::to_string(id.index()) +
-                           " failed and nobody took its outcome: " + what,
-                       id});
+    report_diagnostic(
+        {diagnostic_kind::unobserved_task_failure,
+         "task " + std::to_string(id.index()) + " failed and nobody took its outcome: " + what,
+         id});
 } catch (...) {
     // Out of memory for the message: the failure goes unreported.
 }

@@ -63,9 +63,8 @@ TEST_CASE("unix: read_exact collects a message written in three parts") {
 TEST_CASE("unix: a listener on a path accepts a connection and echoes") {
     for (const net_test::setup& setup : net_test::setups) {
         INFO(setup.name());
-        const std::string path =
-            "/tmp/rtkit-net-test-" + std::to_string(::getpid()) + "-" + setup.reactor +
-            (setup.multi_thread ? "-mt" : "") + ".sock";
+        const std::string path = "/tmp/rtkit-net-test-" + std::to_string(::getpid()) + "-" +
+                                 setup.reactor + (setup.multi_thread ? "-mt" : "") + ".sock";
         ::unlink(path.c_str());
         runtime rt(net_test::config_for(setup));
         rt.block_on([&path]() -> task<void> {
