@@ -26,14 +26,6 @@ task_header* as_task(schedulable* s) noexcept {
     return static_cast<task_header*>(s);
 }
 
-/// Puts a task taken from elsewhere into `w`'s lanes: registers a new spawn.
-void take_in(worker& w, task_header* task) {
-    if (task->admitted_by == task_header::not_admitted)
-        w.admit(task);
-    else
-        w.push(task);
-}
-
 bool root_wake_pending(const task_header* root) noexcept {
     return root->state.load(std::memory_order_seq_cst) & task_state::root_woken;
 }
@@ -125,7 +117,7 @@ bool multi_thread_driver::take_injected(worker& w) {
         worker_group::admission taking(group_);
         n = group_.take_injected(batch, injector_batch);
         for (std::size_t i = 0; i < n; ++i)
-            take_in(w, as_task(batch[i]));
+            w.take_in(as_task(batch[i]));
     }
     // More may wait: let a parked worker help.
     if (n == injector_batch) group_.notify_work_available();

@@ -65,6 +65,13 @@ void worker::push(task_header* task) noexcept {
     push_lanes(task, cancel ? lane::cancel : lane::ready);
 }
 
+void worker::take_in(task_header* task) {
+    if (task->admitted_by == task_header::not_admitted)
+        admit(task);
+    else
+        push(task);
+}
+
 void worker::promote(task_header* task) noexcept {
     if (shared_) lanes_lock_.lock();
     // Only a task in this worker's ready lane: it may have run, been stolen
@@ -175,13 +182,8 @@ void worker::send_request(remote_request* request) noexcept {
 void worker::drain_inbox() {
     if (!tasks_in_.looks_empty()) {
         worker_group::admission taking(group_);
-        while (schedulable* s = tasks_in_.pop()) {
-            task_header* task = as_task(s);
-            if (task->admitted_by == task_header::not_admitted)
-                admit(task);
-            else
-                push(task);
-        }
+        while (schedulable* s = tasks_in_.pop())
+            take_in(as_task(s));
     }
     while (remote_request* r = requests_in_.pop()) {
         carry_out(*r);

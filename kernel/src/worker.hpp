@@ -59,6 +59,9 @@ class worker {
     /// Queues a registered task in the lane its state asks for: cancel when
     /// a cancellation is pending, ready otherwise.
     void push(task_header* task) noexcept;
+    /// A task taken from a queue (the injector, an inbox): admits a new spawn,
+    /// pushes a woken task.
+    void take_in(task_header* task);
     /// Moves a task queued here to the cancel lane; nothing if it left.
     void promote(task_header* task) noexcept;
     /// Requests cancellation of every task of this store in `region` or below.

@@ -77,27 +77,31 @@ TEST_CASE("shutdown: a task that catches the first cancellation still unwinds at
 }
 
 TEST_CASE("shutdown: while another thread's block_on waits - that call ends cancelled") {
-    auto rt = std::make_unique<runtime>();
-    test::manual_event never;
-    std::atomic<bool> threw{false};
-    std::thread caller([&] {
-        try {
-            rt->block_on([&]() -> task<void> {
-                co_await never.wait();                  // shutdown's cancellation request wakes it
-                co_await sleep(std::chrono::hours(1));  // a cancellation point: throws
-            }());
-        } catch (const bad_outcome_access&) {
-            threw = true;
-        }
-    });
-    // The root has stored its waker: it is suspended, waiting.
-    for (int i = 0; i < 5000 && !never.armed(); ++i)
-        std::this_thread::sleep_for(1ms);
-    REQUIRE(never.armed());
-    rt->shutdown();
-    caller.join();
-    CHECK(threw);
-    rt.reset();
+    runtime_config multi_thread;
+    multi_thread.flavor = "multi_thread";
+    multi_thread.workers = 2;
+    for (const runtime_config& config : {runtime_config{}, multi_thread}) {
+        INFO(config.flavor);
+        auto rt = std::make_unique<runtime>(config);
+        test::manual_event never;
+        std::atomic<bool> threw{false};
+        std::thread caller([&] {
+            try {
+                rt->block_on([&]() -> task<void> {
+                    co_await never.wait();  // shutdown's cancellation request wakes it
+                    co_await sleep(std::chrono::hours(1));  // a cancellation point: throws
+                }());
+            } catch (const bad_outcome_access&) {
+                threw = true;
+            }
+        });
+        // The root has stored its waker: it is suspended, waiting.
+        REQUIRE(never.wait_until_armed(std::chrono::seconds(5)));
+        rt->shutdown();
+        caller.join();
+        CHECK(threw);
+        rt.reset();
+    }
 }
 
 TEST_CASE("shutdown: is idempotent and the destructor after it is fine") {

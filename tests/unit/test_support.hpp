@@ -1,6 +1,8 @@
 #pragma once
 // Small awaitables and helpers shared by the kernel tests.
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <coroutine>
 #include <mutex>
 
@@ -20,6 +22,7 @@ class manual_event {
             std::lock_guard lock(event.mutex_);
             event.waiter_ = current_waker();
             event.armed_.store(true);
+            event.armed_changed_.notify_all();
         }
         void await_resume() noexcept {}
     };
@@ -40,12 +43,19 @@ class manual_event {
         return waiter_;
     }
     bool armed() const { return armed_.load(); }
+    /// Blocks this thread until a task awaits the event, at most `limit`;
+    /// returns armed().
+    bool wait_until_armed(std::chrono::milliseconds limit) {
+        std::unique_lock lock(mutex_);
+        return armed_changed_.wait_for(lock, limit, [this] { return armed_.load(); });
+    }
 
   private:
     std::mutex mutex_;
     waker waiter_;
     std::atomic<bool> fired_{false};
     std::atomic<bool> armed_{false};
+    std::condition_variable armed_changed_;
 };
 
 inline task<std::int64_t> value_of(std::int64_t v) {
