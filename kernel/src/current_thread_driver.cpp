@@ -402,7 +402,6 @@ std::exception_ptr current_thread_driver::drive_root_on(worker& w, root_referenc
     task_header* const root = reference.get();
     // The root is a registered task for the life of the call.
     const task_id id = w.store().insert(root);
-    root->id = id;
     root->admitted_by = w.index();
     std::exception_ptr plugin_error;
     try {

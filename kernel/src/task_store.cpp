@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <cassert>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -10,7 +11,7 @@ namespace rtkit::detail {
 
 namespace {
 
-/// 2^27 slots (2 GiB of address space, not of memory) per worker; when the
+/// 2^27 slots (1 GiB of address space, not of memory) per worker; when the
 /// address space is limited (ulimit -v), smaller ranges are tried down to 2^20.
 constexpr unsigned max_slot_bits = 27;
 constexpr unsigned min_slot_bits = 20;
@@ -41,40 +42,41 @@ task_store::~task_store() {
 
 task_id task_store::insert(task_header* task) {
     std::uint32_t index;
+    std::uint32_t generation = 1;
     if (free_head_ != 0) {
         index = free_head_ - 1;
-        free_head_ = slots_[index].next_free;
+        generation = generation_of(slots_[index]);
+        free_head_ = next_free_of(slots_[index]);
     } else {
         if (used_ == capacity_)
             throw std::length_error("rtkit: more than " + std::to_string(capacity_) +
                                     " live tasks on one worker");
         index = used_++;
-        new (&slots_[index]) slot{};
     }
-    slot& s = slots_[index];
-    s.task = task;
+    slots_[index] = reinterpret_cast<slot>(task);
+    task->id = task_id{(std::uint64_t{generation} << 32) | (index + 1)};
     live_.store(live_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    return task_id{(std::uint64_t{s.generation} << 32) | (index + 1)};
+    return task->id;
+}
+
+task_header* task_store::live(task_id id) const noexcept {
+    const std::uint32_t low = id.index();
+    if (low == 0 || low > used_ || is_free(slots_[low - 1])) return nullptr;
+    auto* task = reinterpret_cast<task_header*>(slots_[low - 1]);
+    return task->id == id ? task : nullptr;
 }
 
 void task_store::remove(task_id id) noexcept {
-    const std::uint32_t low = id.index();
-    if (low == 0 || low > used_) return;
-    slot& s = slots_[low - 1];
-    if (s.generation != id.generation() || !s.task) return;
-    s.task = nullptr;
-    s.generation = s.generation + 1 == 0 ? 1 : s.generation + 1;  // 0 never appears in an id
-    s.next_free = free_head_;
-    free_head_ = low;
+    assert(id.index() != 0 && id.index() <= used_ && !is_free(slots_[id.index() - 1]));
+    const std::uint32_t next = id.generation() + 1;
+    slots_[id.index() - 1] = free_slot(next == 0 ? 1 : next, free_head_);  // 0 is in no id
+    free_head_ = id.index();
     live_.store(live_.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
     removed_.store(removed_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
 }
 
 task_header* task_store::find(task_id id) const noexcept {
-    const std::uint32_t low = id.index();
-    if (low == 0 || low > used_) return nullptr;
-    const slot& s = slots_[low - 1];
-    return s.generation == id.generation() ? s.task : nullptr;
+    return live(id);
 }
 
 }  // namespace rtkit::detail

@@ -12,6 +12,10 @@ namespace rtkit::detail {
 /// task leaves, its slot's generation moves on, so a stale id finds nothing
 /// instead of a later task. Owner thread only (the worker's holder), except size().
 ///
+/// A slot is one word, since a million live tasks cost a million slots: a live
+/// slot holds the task (whose header holds its id, generation included); a
+/// free slot holds the generation its next task gets and the next free slot.
+///
 /// The slots are one array in a range of address space reserved up front and
 /// touched only as it fills, so growing never copies and an index is one add.
 /// Spawn-heavy work is bound by first-touch page faults here, so past its first
@@ -24,10 +28,11 @@ class task_store {
     task_store(const task_store&) = delete;
     task_store& operator=(const task_store&) = delete;
 
-    /// Registers `task` and returns its id. Throws std::length_error when the
-    /// reserved range is full (max_size() live tasks on one worker).
+    /// Registers `task`, sets its id and returns it. Throws std::length_error
+    /// when the reserved range is full (max_size() live tasks on one worker).
     task_id insert(task_header* task);
-    /// Forgets the task with `id`; a stale id is ignored.
+    /// Forgets the task with `id`, which insert returned and nothing removed
+    /// since. Reads only the slot: the task's frame may be gone already.
     void remove(task_id id) noexcept;
     /// The live task with `id`, or nullptr for a stale or unknown id.
     task_header* find(task_id id) const noexcept;
@@ -45,17 +50,28 @@ class task_store {
     template <class F>
     void for_each(F&& f) const {
         for (std::uint32_t i = 0; i < used_; ++i)
-            if (task_header* t = slots_[i].task) f(t);
+            if (!is_free(slots_[i])) f(reinterpret_cast<task_header*>(slots_[i]));
     }
 
   private:
-    struct slot {
-        task_header* task = nullptr;
-        std::uint32_t generation = 1;
-        std::uint32_t next_free = 0;  ///< index + 1 of the next free slot, 0 = none
-    };
+    /// A live task's address (8-aligned, so bit 0 is clear), or a free slot:
+    /// generation << 32 | (index + 1 of the next free slot, 0 = none) << 1 | 1.
+    using slot = std::uintptr_t;
+    static_assert(sizeof(slot) == 8 && alignof(task_header) >= 2);
+    static bool is_free(slot s) noexcept { return s & 1; }
+    static slot free_slot(std::uint32_t generation, std::uint32_t next_free) noexcept {
+        return (slot{generation} << 32) | (slot{next_free} << 1) | 1;
+    }
+    static std::uint32_t generation_of(slot free) noexcept {
+        return static_cast<std::uint32_t>(free >> 32);
+    }
+    static std::uint32_t next_free_of(slot free) noexcept {
+        return static_cast<std::uint32_t>(free) >> 1;
+    }
+    /// The live task of id `id`, or nullptr.
+    task_header* live(task_id id) const noexcept;
 
-    slot* slots_ = nullptr;  ///< the reserved range; slots below used_ are constructed
+    slot* slots_ = nullptr;  ///< the reserved range; slots below used_ are written
     std::uint32_t capacity_ = 0;
     std::uint32_t used_ = 0;       ///< slots ever handed out (the high-water mark)
     std::uint32_t free_head_ = 0;  ///< index + 1 of the first free slot, 0 = none

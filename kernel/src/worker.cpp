@@ -99,7 +99,7 @@ std::size_t worker::steal_into(schedulable** out, std::size_t max) noexcept {
 void worker::admit(task_header* task) {
     if (shared_) store_lock_.lock();
     try {
-        task->id = store_.insert(task);
+        store_.insert(task);
         if (task->state.load(std::memory_order_relaxed) & task_state::local)
             ++local_counts_[task->extras.load(std::memory_order_relaxed)->local_owner];
     } catch (...) {
