@@ -86,18 +86,18 @@ void task_header::release() noexcept {
 
 void task_header::destroy_frame() {
     // A joiner left behind by a join that saw the task complete mid-install.
-    if (frame && joiner) joiner->release();
+    if (spawned && joiner) joiner->release();
     // The header lives in the frame; a suspended frame's destructors (a
     // timeout scope) still use the extras, so they go last.
     task_extras* const owned_extras = extras.load(std::memory_order_acquire);
     if (owned_extras && owned_extras->unobserved_failure)
         report_unobserved_failure(id, owned_extras->unobserved_failure);
-    frame.destroy();
+    frame().destroy();
     delete owned_extras;
 }
 
 void note_failure(task_header& task) noexcept {
-    if (!task.frame) return;  // awaited inline: the awaiting task gets the exception
+    if (!task.spawned) return;  // awaited inline: the awaiting task gets the exception
     try {
         task.get_extras().unobserved_failure = std::current_exception();
     } catch (...) {

@@ -115,7 +115,7 @@ struct bare_runtime {
         detail::scoped_driving driving(&w.get_handle());
         auto frame = t.release();
         auto& p = frame.promise();
-        p.frame = frame;
+        p.spawned = true;
         p.resume_point = frame;
         p.refs.store(1, std::memory_order_relaxed);  // the scheduler's; no join handle
         w.get_handle().spawn(root_region, &p);

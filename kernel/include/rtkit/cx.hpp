@@ -162,7 +162,7 @@ class cx {
     static detail::promise<T>& prepare(task<T>& t) noexcept {
         auto frame = t.release();
         detail::promise<T>& p = frame.promise();
-        p.frame = frame;
+        p.spawned = true;
         p.resume_point = frame;
         p.refs.store(2, std::memory_order_relaxed);  // the store's and the join handle's
         return p;

@@ -66,7 +66,7 @@ class runtime {
     T block_on(task<T> root) {
         auto frame = root.release();
         detail::promise<T>& p = frame.promise();
-        p.frame = frame;
+        p.spawned = true;
         p.resume_point = frame;
         p.refs.store(1, std::memory_order_relaxed);
         std::optional<outcome<T>> result;

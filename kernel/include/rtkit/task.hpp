@@ -46,7 +46,7 @@ struct promise_base : task_header {
         template <class Promise>
         std::coroutine_handle<> await_suspend(std::coroutine_handle<Promise> self) noexcept {
             promise_base& p = self.promise();
-            if (!p.frame) {  // awaited inline: back to the awaiting coroutine
+            if (!p.spawned) {  // awaited inline: back to the awaiting coroutine
                 auto parent = std::coroutine_handle<>::from_address(p.continuation_address);
                 current_task()->resume_point = parent;
                 return parent;
@@ -160,6 +160,10 @@ class [[nodiscard]] task {
 namespace detail {
 template <class T>
 task<T> promise<T>::get_return_object() noexcept {
+    // task_header::frame() finds the frame from the header's own alignment.
+    static_assert(alignof(promise<T>) <= 16,
+                  "rtkit::task<T>: T may be aligned to 16 bytes at most; return an "
+                  "over-aligned value through a std::unique_ptr");
     return task<T>(std::coroutine_handle<promise<T>>::from_promise(*this));
 }
 inline task<void> promise<void>::get_return_object() noexcept {

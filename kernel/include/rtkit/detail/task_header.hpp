@@ -61,14 +61,11 @@ struct task_header : schedulable {
     /// The innermost coroutine of this task that is suspended: tasks awaited
     /// inline move it down and back up, so the worker always resumes here.
     std::coroutine_handle<> resume_point;
-    /// The task's own (outermost) frame; destroyed when refs reach zero. Null
-    /// in a task that is only ever awaited inline (never spawned).
-    std::coroutine_handle<> frame;
     union {
         /// Spawned: the task awaiting the join handle (holding a reference),
         /// valid while state has join_waker.
         task_header* joiner = nullptr;
-        /// Awaited inline (frame is null): the awaiting coroutine, resumed
+        /// Awaited inline (not `spawned`): the awaiting coroutine, resumed
         /// when this one ends. One field for both: a task is one or the other.
         void* continuation_address;
     };
@@ -93,6 +90,9 @@ struct task_header : schedulable {
     /// worker's own thread), which saves state transitions (wakes meanwhile
     /// just mark it notified).
     bool requeued_running = false;
+    /// Spawned, or a block_on root: a task of its own, whose frame goes when
+    /// refs reach zero. Otherwise it is only ever awaited inline.
+    bool spawned = false;
     /// The worker whose task store holds the task, or `not_admitted` while a
     /// spawned task waits to be registered (kernel only).
     std::uint16_t admitted_by = not_admitted;
@@ -113,6 +113,14 @@ struct task_header : schedulable {
     handle& home() const noexcept { return *region->home; }
     /// The extras, allocated if needed (any thread).
     task_extras& get_extras();
+    /// The coroutine frame whose promise starts with this header. GCC and
+    /// Clang place the promise right after the frame's resume and destroy
+    /// pointers, at an offset that depends only on the promise's alignment
+    /// (promise_base checks it is this header's), so no field has to hold it.
+    std::coroutine_handle<> frame() noexcept {
+        return std::coroutine_handle<>::from_address(
+            __builtin_coro_promise(this, alignof(task_header), true));
+    }
     /// Drops one reference; destroys the frame at zero.
     void release() noexcept;
     /// What release() does at zero. Not noexcept: a destructor in the frame may
