@@ -9,8 +9,10 @@ namespace rtkit::detail {
 void arm_timeouts(task_header& task, task_extras& extras);
 
 /// After a poll that left `task` suspended: arm what its timeout scopes need.
+/// Acquire: another thread (a cancellation request) may have just installed
+/// the extras, and its writes to them must be seen before they are read.
 inline void after_suspending_poll(task_header& task) {
-    if (task_extras* extras = task.extras.load(std::memory_order_relaxed))
+    if (task_extras* extras = task.extras.load(std::memory_order_acquire))
         if (extras->timeouts) arm_timeouts(task, *extras);
 }
 
