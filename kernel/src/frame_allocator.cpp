@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -30,6 +31,9 @@ void* allocate_frame(std::size_t size) {
 }
 void free_frame(void* frame, std::size_t size) noexcept {
     ::operator delete(frame, size);
+}
+std::size_t frame_memory_mapped() noexcept {
+    return 0;
 }
 
 #else
@@ -80,6 +84,8 @@ frame_pool& stash() {
     return *pool;
 }
 
+std::atomic<std::size_t> chunks_mapped{0};
+
 std::byte* map_chunk() {
     // Map twice the size, then trim to a 2 MiB-aligned chunk so huge pages fit.
     void* raw = ::mmap(nullptr, 2 * chunk_size, PROT_READ | PROT_WRITE,
@@ -92,6 +98,7 @@ std::byte* map_chunk() {
     if (end > aligned + chunk_size)
         ::munmap(reinterpret_cast<void*>(aligned + chunk_size), end - aligned - chunk_size);
     ::madvise(reinterpret_cast<void*>(aligned), chunk_size, MADV_HUGEPAGE);
+    chunks_mapped.fetch_add(1, std::memory_order_relaxed);
     return reinterpret_cast<std::byte*>(aligned);
 }
 
@@ -163,6 +170,10 @@ void* allocate_frame(std::size_t size) {
         return allocate_from(stash(), size);
     }
     return allocate_from(local_pool(), size);
+}
+
+std::size_t frame_memory_mapped() noexcept {
+    return chunks_mapped.load(std::memory_order_relaxed) * chunk_size;
 }
 
 void free_frame(void* frame, std::size_t size) noexcept {
