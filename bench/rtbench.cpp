@@ -1,11 +1,12 @@
 // rtbench WORKLOAD [--config FILE] [--set KEY=VALUE]... [--port PORT]
-// rtbench soak [--seconds S] [--config FILE] [--set KEY=VALUE]...
+// rtbench soak [--seconds S] [--trace-every T] [--config FILE] [--set KEY=VALUE]...
 //
 // Runs one workload of shared/bench/WORKLOADS.md on the runtime the
 // configuration describes and prints its result line in that file's format.
 // W7 is a server instead: it serves TCP echo on 127.0.0.1:PORT until SIGTERM.
 // soak runs a mixed load for S seconds (600 by default), then checks that
-// every task, descriptor and byte of memory was given back (soak.hpp).
+// every task, descriptor and byte of memory was given back (soak.hpp);
+// --trace-every T prints its memory figures every T seconds on the way.
 #include <sys/resource.h>
 
 #include <cstdio>
@@ -36,7 +37,8 @@ int usage_error(const std::string& message) {
     std::fprintf(
         stderr,
         "rtbench: %s\nusage: rtbench WORKLOAD [--config FILE] [--set KEY=VALUE]... [--port PORT]\n"
-        "       rtbench soak [--seconds S] [--config FILE] [--set KEY=VALUE]...\n",
+        "       rtbench soak [--seconds S] [--trace-every T] [--config FILE] [--set "
+        "KEY=VALUE]...\n",
         message.c_str());
     return 2;
 }
@@ -51,6 +53,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> overrides;
     long port = -1;
     std::optional<long> seconds;
+    std::optional<long> trace_every;
     std::optional<std::string> config_file;
     for (int i = 2; i < argc; ++i) {
         std::string arg = argv[i];
@@ -66,6 +69,13 @@ int main(int argc, char** argv) {
             if (*end != '\0' || *seconds < 1)
                 return usage_error("--seconds needs a whole number of seconds (at least 1), not '" +
                                    std::string(argv[i]) + "'");
+        } else if (arg == "--trace-every" && i + 1 < argc) {
+            char* end = nullptr;
+            trace_every = std::strtol(argv[++i], &end, 10);
+            if (*end != '\0' || *trace_every < 1)
+                return usage_error(
+                    "--trace-every needs a whole number of seconds (at least 1), not '" +
+                    std::string(argv[i]) + "'");
         } else if ((arg == "--config" || arg == "--set") && i + 1 < argc) {
             std::string value = argv[++i];
 #ifdef RTBENCH_HAS_CONFIG
@@ -81,6 +91,8 @@ int main(int argc, char** argv) {
         }
     }
     if (seconds && workload != "soak") return usage_error("--seconds is for 'rtbench soak' only");
+    if (trace_every && workload != "soak")
+        return usage_error("--trace-every is for 'rtbench soak' only");
     try {
 #ifdef RTBENCH_HAS_CONFIG
         if (config_file) config = rtkit::config::load_file(*config_file);
@@ -90,7 +102,8 @@ int main(int argc, char** argv) {
         rtbench::shape_runtime(workload, config);
         rtkit::runtime rt(config);
         if (workload == "soak")
-            return rtbench::run_soak(rt, std::chrono::seconds(seconds.value_or(600)));
+            return rtbench::run_soak(rt, std::chrono::seconds(seconds.value_or(600)),
+                                     std::chrono::seconds(trace_every.value_or(0)));
         if (workload == "W7") {
             if (port < 0) return usage_error("W7 serves TCP echo and needs --port PORT");
             return rtbench::run_echo_server(rt, static_cast<std::uint16_t>(port));

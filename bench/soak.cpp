@@ -13,6 +13,7 @@
 // suspend).
 #include "soak.hpp"
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -275,6 +276,11 @@ task<void> soak_round(std::uint16_t port, soak_counts& counts) {
 
 // ---- what the process holds ----
 
+/// A counter's value, as printf's %llu takes it.
+unsigned long long n(const std::atomic<std::uint64_t>& counter) {
+    return counter.load();
+}
+
 /// Resident memory in KiB (/proc/self/statm).
 std::uint64_t resident_kib() {
     std::ifstream statm("/proc/self/statm");
@@ -316,11 +322,27 @@ struct soak_result {
     std::uint64_t warm_kib = 0, peak_kib = 0;
 };
 
-task<void> soak(std::chrono::seconds length, soak_counts& counts, soak_result& result) {
+/// One line of the memory trace: resident memory, what malloc has handed out
+/// and holds, and what task frames hold (they come from chunks of their own).
+void print_trace(std::chrono::steady_clock::duration elapsed, const soak_counts& counts) {
+    const struct mallinfo2 heap = ::mallinfo2();
+    std::printf(
+        "soak: trace t=%llds rounds=%llu rss_kib=%llu malloc_in_use_kib=%zu malloc_held_kib=%zu "
+        "frame_chunks_kib=%zu\n",
+        static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(elapsed).count()),
+        n(counts.rounds), static_cast<unsigned long long>(resident_kib()),
+        (heap.uordblks + heap.hblkhd) / 1024, (heap.arena + heap.hblkhd) / 1024,
+        rtkit::detail::frame_memory_mapped() / 1024);
+    std::fflush(stdout);
+}
+
+task<void> soak(std::chrono::seconds length, std::chrono::seconds trace_every, soak_counts& counts,
+                soak_result& result) {
     using clock = std::chrono::steady_clock;
     const auto started = clock::now();
     const auto warm_until = started + std::max<clock::duration>(1s, length / 10);
     const auto stop_at = started + length;
+    auto next_trace = started + trace_every;
 
     auto listener = rtkit::net::tcp_listener::bind(rtkit::net::socket_address::loopback(0));
     const std::uint16_t port = listener.local_address().port();
@@ -337,16 +359,15 @@ task<void> soak(std::chrono::seconds length, soak_counts& counts, soak_result& r
         co_await join_connections(server_tasks, counts, false);
         result.peak_kib = std::max(result.peak_kib, resident_kib());
         if (result.warm_kib == 0 && clock::now() >= warm_until) result.warm_kib = resident_kib();
+        if (trace_every.count() > 0 && clock::now() >= next_trace) {
+            print_trace(clock::now() - started, counts);
+            next_trace += trace_every;
+        }
     }
     acceptor.cancel();
     co_await join_counted(counts, std::move(acceptor));
     co_await join_connections(server_tasks, counts, true);
     result.descriptors_after = open_descriptors();
-}
-
-/// A counter's value, as printf's %llu takes it.
-unsigned long long n(const std::atomic<std::uint64_t>& counter) {
-    return counter.load();
 }
 
 /// Prints what the soak did so far.
@@ -404,12 +425,12 @@ class stall_watch {
 
 }  // namespace
 
-int run_soak(rtkit::runtime& rt, std::chrono::seconds length) {
+int run_soak(rtkit::runtime& rt, std::chrono::seconds length, std::chrono::seconds trace_every) {
     soak_counts counts;
     soak_result result;
     {
         stall_watch watch(rt, length, counts, 60s);
-        rt.block_on(soak(length, counts, result));
+        rt.block_on(soak(length, trace_every, counts, result));
     }
     const std::uint64_t final_kib = resident_kib();
     // Workers of a multi-thread runtime may still be retiring the last tasks

@@ -3,16 +3,22 @@
 // Spawn-heavy work is dominated by first-touch page faults on this kind of
 // machine, so frames come from 2 MiB chunks that ask for transparent huge pages,
 // and freed frames are kept in per-thread, per-size free lists for reuse.
-// A thread's lists and the rest of its chunk go to a shared stash when it exits,
-// and the next thread adopts them, so short-lived threads do not strand memory.
+// A frame is often freed on another thread than the one that allocated it (a
+// task spawned from outside ends on a worker), so a thread keeps only a few
+// free frames of each size: past that it moves a batch to a shared stash, and
+// a thread that runs out takes a batch from there before it carves new memory.
+// An exiting thread gives its lists and the rest of its chunk to the stash, so
+// short-lived threads do not strand memory.
 // Under AddressSanitizer frames use the global allocator, so ASan sees each one.
 #include <sys/mman.h>
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <new>
+#include <utility>
 #include <vector>
 
 #include "rtkit/task.hpp"
@@ -30,6 +36,9 @@ void* allocate_frame(std::size_t size) {
 }
 void free_frame(void* frame, std::size_t size) noexcept {
     ::operator delete(frame, size);
+}
+std::size_t frame_memory_mapped() noexcept {
+    return 0;
 }
 
 #else
@@ -49,36 +58,46 @@ struct free_block {
     free_block* next;
 };
 
-/// What a thread owns: a free list per size class and the unused tail of its chunk.
+/// Free frames of one size class, the most recently freed first.
+struct free_list {
+    free_block* head = nullptr;
+    std::size_t length = 0;
+};
+
+/// Frames moved between a thread and the stash at once. A thread keeps at
+/// most two batches of each size, so frames freed by one thread and needed
+/// by another reach it within a batch.
+constexpr std::size_t batch = 64;
+constexpr std::size_t kept_per_class = 2 * batch;
+
+/// What a thread owns (or the stash holds): a free list per size class and
+/// the unused tail of its chunk.
 struct frame_pool {
-    std::array<free_block*, class_count> free_lists{};
-    /// The last block of each list (the first one pushed into it while empty),
-    /// so whole lists splice in O(1) when a thread exits.
-    std::array<free_block*, class_count> free_tails{};
+    std::array<free_list, class_count> free_lists{};
     std::byte* bump = nullptr;
     std::byte* bump_end = nullptr;
-
-    void merge_from(frame_pool& other) noexcept {
-        for (std::size_t i = 0; i < class_count; ++i) {
-            if (!other.free_lists[i]) continue;
-            other.free_tails[i]->next = free_lists[i];
-            if (!free_lists[i]) free_tails[i] = other.free_tails[i];
-            free_lists[i] = other.free_lists[i];
-            other.free_lists[i] = other.free_tails[i] = nullptr;
-        }
-        if (!bump || (other.bump_end - other.bump) > (bump_end - bump)) {
-            bump = other.bump;
-            bump_end = other.bump_end;
-        }
-        other.bump = other.bump_end = nullptr;
-    }
 };
+
+/// Moves up to `count` frames from the front of `from` to the front of `to`.
+void move_frames(free_list& from, free_list& to, std::size_t count) noexcept {
+    if (!from.head || count == 0) return;
+    free_block* last = from.head;
+    std::size_t moved = 1;
+    for (; moved < count && last->next; ++moved)
+        last = last->next;
+    free_block* first = std::exchange(from.head, last->next);
+    from.length -= moved;
+    last->next = std::exchange(to.head, first);
+    to.length += moved;
+}
 
 std::mutex stash_mutex;
 frame_pool& stash() {
     static frame_pool* pool = new frame_pool;  // never destroyed: threads may exit late
     return *pool;
 }
+
+std::atomic<std::size_t> chunks_mapped{0};
 
 std::byte* map_chunk() {
     // Map twice the size, then trim to a 2 MiB-aligned chunk so huge pages fit.
@@ -92,6 +111,7 @@ std::byte* map_chunk() {
     if (end > aligned + chunk_size)
         ::munmap(reinterpret_cast<void*>(aligned + chunk_size), end - aligned - chunk_size);
     ::madvise(reinterpret_cast<void*>(aligned), chunk_size, MADV_HUGEPAGE);
+    chunks_mapped.fetch_add(1, std::memory_order_relaxed);
     return reinterpret_cast<std::byte*>(aligned);
 }
 
@@ -100,15 +120,26 @@ std::byte* map_chunk() {
 /// This thread's pool once created: one %fs-relative load on the hot path.
 [[gnu::tls_model("initial-exec")]] thread_local frame_pool* pool_of_thread = nullptr;
 
+/// Gives the longer of the two unused chunk tails to `to`.
+void keep_longer_tail(frame_pool& to, frame_pool& from) noexcept {
+    if (!to.bump || (from.bump_end - from.bump) > (to.bump_end - to.bump)) {
+        to.bump = from.bump;
+        to.bump_end = from.bump_end;
+    }
+    from.bump = from.bump_end = nullptr;
+}
+
 struct thread_pool {
     frame_pool pool;
     thread_pool() {
         std::lock_guard lock(stash_mutex);
-        pool.merge_from(stash());
+        keep_longer_tail(pool, stash());  // free frames it takes in batches when it needs them
     }
     ~thread_pool() {
         std::lock_guard lock(stash_mutex);
-        stash().merge_from(pool);
+        for (std::size_t cls = 0; cls < class_count; ++cls)
+            move_frames(pool.free_lists[cls], stash().free_lists[cls], pool.free_lists[cls].length);
+        keep_longer_tail(stash(), pool);
         pool_gone = true;
         pool_of_thread = nullptr;
     }
@@ -124,53 +155,102 @@ frame_pool& local_pool() {
     return pool_of_thread ? *pool_of_thread : create_local_pool();
 }
 
-void* allocate_from(frame_pool& pool, std::size_t size) {
-    const std::size_t cls = (size - 1) / granule;
-    if (free_block* b = pool.free_lists[cls]) {
-        pool.free_lists[cls] = b->next;
-        if (!b->next) pool.free_tails[cls] = nullptr;
-        return b;
+void push(free_list& list, void* frame) noexcept {
+    auto* b = static_cast<free_block*>(frame);
+    b->next = std::exchange(list.head, b);
+    ++list.length;
+}
+
+free_block* pop(free_list& list) noexcept {
+    free_block* b = list.head;
+    if (b) {
+        list.head = b->next;
+        --list.length;
     }
+    return b;
+}
+
+/// A new frame of class `cls` from the pool's chunk (a new chunk when it is used up).
+void* carve(frame_pool& pool, std::size_t cls) {
     const std::size_t rounded = (cls + 1) * granule;
     // The bump pointer is always 8-aligned (chunks are 2 MiB-aligned, steps are
     // multiples of 8); a 16-multiple size may skip 8 bytes to reach 16.
-    const std::size_t skip =
-        rounded % 16 == 0 ? reinterpret_cast<std::uintptr_t>(pool.bump) % 16 : 0;
-    if (pool.bump_end - pool.bump < static_cast<std::ptrdiff_t>(skip + rounded)) {
+    std::size_t skip = rounded % 16 == 0 ? reinterpret_cast<std::uintptr_t>(pool.bump) % 16 : 0;
+    if (pool.bump_end - pool.bump < static_cast<std::ptrdiff_t>(skip + rounded)) [[unlikely]] {
         pool.bump = map_chunk();
         pool.bump_end = pool.bump + chunk_size;
-        return allocate_from(pool, size);
+        skip = 0;
     }
     void* frame = pool.bump + skip;
     pool.bump += skip + rounded;
     return frame;
 }
 
-void free_to(frame_pool& pool, void* frame, std::size_t size) noexcept {
-    auto* b = static_cast<free_block*>(frame);
+/// A thread's list of class `cls` ran dry: it takes a batch from the stash,
+/// or else carves a batch, so that the next allocations need no lock either way.
+[[gnu::noinline]] void* refill(frame_pool& pool, std::size_t cls) {
+    free_list& list = pool.free_lists[cls];
+    {
+        std::lock_guard lock(stash_mutex);
+        move_frames(stash().free_lists[cls], list, batch);
+    }
+    if (free_block* b = pop(list)) return b;
+    for (std::size_t i = 1; i < batch; ++i)
+        push(list, carve(pool, cls));
+    return carve(pool, cls);
+}
+
+/// A thread holds more free frames of one size than it keeps: a batch goes to the stash.
+[[gnu::noinline]] void spill(free_list& list, std::size_t cls) noexcept {
+    std::lock_guard lock(stash_mutex);
+    move_frames(list, stash().free_lists[cls], batch);
+}
+
+void* allocate_from(frame_pool& pool, std::size_t size) {
     const std::size_t cls = (size - 1) / granule;
-    if (!pool.free_lists[cls]) pool.free_tails[cls] = b;
-    b->next = pool.free_lists[cls];
-    pool.free_lists[cls] = b;
+    if (free_block* b = pop(pool.free_lists[cls])) return b;
+    return refill(pool, cls);
+}
+
+void free_to(frame_pool& pool, void* frame, std::size_t size) noexcept {
+    const std::size_t cls = (size - 1) / granule;
+    free_list& list = pool.free_lists[cls];
+    push(list, frame);
+    if (list.length > kept_per_class) spill(list, cls);
+}
+
+// A thread whose pool is gone (thread-exit code running after it) uses the
+// stash under its lock. Kept out of line, so the fast paths stay leaf code.
+
+[[gnu::noinline]] void* allocate_from_stash(std::size_t size) {
+    std::lock_guard lock(stash_mutex);
+    const std::size_t cls = (size - 1) / granule;
+    if (free_block* b = pop(stash().free_lists[cls])) return b;
+    return carve(stash(), cls);
+}
+
+[[gnu::noinline]] void free_to_stash(void* frame, std::size_t size) noexcept {
+    std::lock_guard lock(stash_mutex);
+    push(stash().free_lists[(size - 1) / granule], frame);
 }
 
 }  // namespace
 
 void* allocate_frame(std::size_t size) {
     if (size > max_pooled) return ::operator new(size);
-    if (pool_gone) {
-        std::lock_guard lock(stash_mutex);
-        return allocate_from(stash(), size);
-    }
+    if (pool_gone) return allocate_from_stash(size);
     return allocate_from(local_pool(), size);
+}
+
+std::size_t frame_memory_mapped() noexcept {
+    return chunks_mapped.load(std::memory_order_relaxed) * chunk_size;
 }
 
 void free_frame(void* frame, std::size_t size) noexcept {
     if (size > max_pooled) {
         ::operator delete(frame, size);
     } else if (pool_gone) {
-        std::lock_guard lock(stash_mutex);
-        free_to(stash(), frame, size);
+        free_to_stash(frame, size);
     } else {
         free_to(local_pool(), frame, size);
     }

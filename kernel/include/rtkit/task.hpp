@@ -20,6 +20,10 @@ namespace detail {
 /// recently freed frames) instead of straight from malloc.
 void* allocate_frame(std::size_t size);
 void free_frame(void* frame, std::size_t size) noexcept;
+/// Bytes the frame allocator has mapped from the system so far (it never
+/// unmaps): with frames reused, this stops growing once the load is steady.
+/// Zero in sanitizer builds, whose frames come from the global allocator.
+std::size_t frame_memory_mapped() noexcept;
 
 /// Promise part shared by every task<T>.
 struct promise_base : task_header {
