@@ -54,6 +54,7 @@
 
 #include <rtkit/diagnostics.hpp>
 #include <rtkit/runtime.hpp>
+#include <rtkit/task.hpp>
 
 #include "builtin_plugins.hpp"
 #include "fuzz_support.hpp"
@@ -266,6 +267,12 @@ void check_errors(std::string_view errors, std::string_view text) {
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
+    // A frame from the kernel's own pools would hide a use after free of a
+    // task from AddressSanitizer: the kernel must see this build's ASan.
+    void* frame = rtkit::detail::allocate_frame(64);
+    expect(__sanitizer_get_ownership(frame) != 0,
+           "coroutine frames come from AddressSanitizer's allocator");
+    rtkit::detail::free_frame(frame, 64);
     // Before any thread starts: a process with several threads cannot unshare.
     own_loopback = enter_own_network();
     if (!own_loopback)
