@@ -15,7 +15,6 @@
 // empty directory, and the harness skips inputs whose search path could leave
 // it: absolute paths, '..' in a path, and any override that sets the search
 // path or holds '/', '\' or '..'.
-#include <dlfcn.h>
 #include <unistd.h>
 
 #include <toml++/toml.h>
@@ -29,12 +28,13 @@
 #include <string_view>
 #include <vector>
 
+#include "builtin_plugins.hpp"
 #include "fuzz_support.hpp"
 #include "rtkit/config/config_error.hpp"
 #include "rtkit/config/load.hpp"
 #include "rtkit/config/schema.hpp"
 #include "rtkit/config/toml_text.hpp"
-#include "rtkit/plugin_loader.hpp"
+#include "text_positions.hpp"
 
 using rtkit_fuzz::expect;
 namespace fs = std::filesystem;
@@ -79,11 +79,6 @@ bool override_stays_inside(std::string_view assignment) {
     return assignment.find_first_of("/\\") == std::string_view::npos &&
            assignment.find("..") == std::string_view::npos &&
            assignment.find("search_path") == std::string_view::npos;
-}
-
-/// The 1-based line count of `text`.
-std::size_t line_count(std::string_view text) {
-    return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
 }
 
 void check_error(const config::config_error& e, std::string_view source, std::size_t lines) {
@@ -134,16 +129,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
     ::unsetenv("RTKIT_ALLOW_INSECURE_PLUGINS");
     work_dir = fs::temp_directory_path() / ("rtkit_fuzz_config." + std::to_string(::getpid()));
     fs::create_directories(work_dir);
-    // Load the built-in plugins once for good (RTLD_NODELETE), before the
-    // loader opens them: libFuzzer registers each instrumented library's
-    // coverage counters when it is mapped, and would write to them after an
-    // unload. It also makes the loader's dlopen of each, for every input,
-    // only take a reference.
-    for (const fs::directory_entry& file :
-         fs::directory_iterator(rtkit::plugin_loader::builtin_dir()))
-        if (file.path().extension() == ".so")
-            expect(::dlopen(file.path().c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) != nullptr,
-                   "the built-in plugins load", file.path().string());
+    rtkit_fuzz::keep_builtin_plugins_loaded();
     std::atexit([] {
         std::error_code ec;
         fs::remove_all(work_dir, ec);
@@ -177,7 +163,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                      written + "\n" + e.what());
         }
     } catch (const config::config_error& e) {
-        check_error(e, source_name, line_count(toml));
+        check_error(e, source_name, rtkit_fuzz::line_count(toml));
     }
 
     for (std::string_view assignment : overrides) {

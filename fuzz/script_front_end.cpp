@@ -4,7 +4,6 @@
 // exception is a syntax script_error; its position lies inside the text; the
 // parser fails exactly where the lexer does when the lexer fails; an accepted
 // program can be dumped.
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -15,28 +14,21 @@
 #include "rtkit/script/lexer.hpp"
 #include "rtkit/script/parser.hpp"
 #include "rtkit/script/script_error.hpp"
+#include "text_positions.hpp"
 
 using rtkit_fuzz::expect;
 namespace script = rtkit::script;
 
 namespace {
 
-/// The length of 1-based `line` of `text` in bytes, including a trailing '\r'.
-std::size_t raw_line_length(std::string_view text, std::uint32_t line) {
-    for (std::uint32_t n = 1; n < line; ++n)
-        text.remove_prefix(text.find('\n') + 1);
-    return text.substr(0, text.find('\n')).size();
-}
-
 void check_error(const script::script_error& e, const script::source_file& file) {
     expect(e.kind() == script::error_kind::syntax, "the front end reports syntax errors only",
            e.what());
     const script::source_pos& at = e.where();
-    const std::size_t lines =
-        static_cast<std::size_t>(std::count(file.text.begin(), file.text.end(), '\n')) + 1;
     expect(at.file == &file, "an error points into the file that was parsed", e.what());
-    expect(at.line >= 1 && at.line <= lines, "an error's line exists", e.what());
-    expect(at.column >= 1 && at.column <= raw_line_length(file.text, at.line) + 1,
+    expect(at.line >= 1 && at.line <= rtkit_fuzz::line_count(file.text), "an error's line exists",
+           e.what());
+    expect(rtkit_fuzz::inside(file.text, at.line, at.column),
            "an error's column lies on its line (or just after it)", e.what());
     expect(!e.message().empty(), "an error says what is wrong");
     const std::string diagnostic = script::format_diagnostic(e);

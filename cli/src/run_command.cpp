@@ -8,6 +8,7 @@
 #include "exit_codes.hpp"
 #include "rtkit/config/load.hpp"
 #include "rtkit/interp/script_failed.hpp"
+#include "rtkit/script/lexer.hpp"
 #include "rtkit/script/parser.hpp"
 #include "rtkit/script/script_error.hpp"
 #include "script_file.hpp"
@@ -24,6 +25,23 @@ std::optional<rtkit::runtime_config> configure(const run_options& options) {
         std::cerr << e.what() << '\n';
         return std::nullopt;
     }
+}
+
+/// Checks that `text` is one duration as scripts write it ("30s", "1.5s",
+/// "250ms") and replaces it with its nanoseconds, for --max-time.
+std::string duration_to_nanoseconds(std::string& text) {
+    const rtkit::script::source_file file{"--max-time", text};
+    std::vector<rtkit::script::token> tokens;
+    try {
+        tokens = rtkit::script::tokenize(file);
+    } catch (const rtkit::script::script_error& e) {
+        return e.message();
+    }
+    if (tokens.size() != 3 || tokens[0].kind != rtkit::script::token_kind::duration ||
+        tokens[1].kind != rtkit::script::token_kind::newline)
+        return "'" + text + "' is not a duration: write one such as 30s, 1.5s or 250ms";
+    text = std::to_string(tokens[0].number);
+    return "";
 }
 
 }  // namespace
@@ -52,6 +70,12 @@ CLI::App* add_run_command(CLI::App& app, run_options& options) {
                      "stop the script with an error after this many steps (statements and loop "
                      "rounds, all tasks together); 0 for no limit")
         ->default_val(rtkit::interp::default_max_steps);
+    command
+        ->add_option("--max-time", options.max_time_ns,
+                     "stop the script with an error once it has run this long (a duration: "
+                     "30s, 1.5s, 250ms), whatever its tasks wait for; default: no limit")
+        ->type_name("DURATION")
+        ->transform(CLI::Validator(duration_to_nanoseconds, "DURATION"));
     command->footer(
         "Examples:\n"
         "  rtctl run examples/scripts/hello.rts\n"
@@ -79,8 +103,10 @@ int run_command(const run_options& options) {
     if (!config) return exit_bad_input;
 
     // Declared before the runtime so that it outlives every task it runs.
-    rtkit::interp::interpreter interpreter(*program, std::cout, std::cerr,
-                                           rtkit::interp::interpreter_options{options.max_steps});
+    rtkit::interp::interpreter interpreter(
+        *program, std::cout, std::cerr,
+        rtkit::interp::interpreter_options{options.max_steps,
+                                           rtkit::duration(options.max_time_ns)});
     try {
         rtkit::runtime runtime(*config);
         runtime.block_on(interpreter.run());

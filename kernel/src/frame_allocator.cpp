@@ -23,8 +23,13 @@
 
 #include "rtkit/task.hpp"
 
+// GCC says so with __SANITIZE_*__; clang before 15 only through __has_feature.
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define RTKIT_SYSTEM_FRAMES 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define RTKIT_SYSTEM_FRAMES 1
+#endif
 #endif
 
 namespace rtkit::detail {

@@ -1,5 +1,5 @@
 // The interpreter in-process: values, variables, control flow, functions,
-// errors and the step budget.
+// errors, the step budget and the time limit.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -208,4 +208,61 @@ TEST_CASE("the step budget ends a loop that never waits - once - with the task n
     rtkit::interp::interpreter_options unlimited;
     unlimited.max_steps = 0;
     CHECK(run_script("repeat 20000 {\n}\nprint \"done\"\n", unlimited).out == "done\n");
+}
+
+namespace {
+
+rtkit::interp::interpreter_options time_limit(rtkit::duration limit) {
+    rtkit::interp::interpreter_options options;
+    options.max_time = limit;
+    return options;
+}
+
+constexpr const char* out_of_time =
+    "error: the script ran longer than its time limit of 100ms (rtctl run --max-time D raises "
+    "it): every task is cancelled";
+
+}  // namespace
+
+TEST_CASE("the time limit stops tasks that wait for ever - with a note where each waits") {
+    using namespace std::chrono_literals;
+    const auto r = run_script(
+        "spawn sleeper {\n    sleep 1000s\n}\nlet c = channel(1)\ntimeout 1000s {\n    recv c\n}\n",
+        time_limit(100ms));
+    CHECK(r.failed);
+    CHECK(r.err == std::string(out_of_time) +
+                       "\n"
+                       "i.rts:2:5: note: task 'sleeper' waits here\n"
+                       "      sleep 1000s\n"
+                       "      ^\n"
+                       "i.rts:6:5: note: the top level waits here\n"
+                       "      recv c\n"
+                       "      ^\n");
+}
+
+TEST_CASE("the time limit stops a loop that never waits - at its statement") {
+    using namespace std::chrono_literals;
+    rtkit::interp::interpreter_options options = time_limit(100ms);
+    options.max_steps = 0;
+    const auto r = run_script("let n = 0\nloop {\n    n = n + 1\n}\n", options);
+    CHECK(r.failed);
+    CHECK(r.err.rfind("i.rts:", 0) == 0);
+    CHECK(first_error(r).find(out_of_time) != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 3);  // the error, the line, a caret
+}
+
+TEST_CASE("the time limit ends a spin that holds the worker") {
+    using namespace std::chrono_literals;
+    const auto r = run_script("print \"before\"\nspin 1000s\nprint \"after\"\n", time_limit(100ms));
+    CHECK(r.failed);
+    CHECK(r.out == "before\n");
+    CHECK(r.err == "i.rts:2:1: " + std::string(out_of_time) + "\n  spin 1000s\n  ^\n");
+}
+
+TEST_CASE("a script that ends within its time limit runs as without one") {
+    using namespace std::chrono_literals;
+    const auto r = run_script("sleep 1ms\nprint \"done\"\n", time_limit(60s));
+    CHECK_FALSE(r.failed);
+    CHECK(r.out == "done\n");
+    CHECK(r.err == "");
 }

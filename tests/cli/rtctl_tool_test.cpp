@@ -119,7 +119,8 @@ TEST_CASE("completion bash completes commands - options - and files") {
     CHECK(complete(r.out, "rtctl \"\"") == "run check config plugins conformance completion\n");
     CHECK(complete(r.out, "rtctl pl") == "plugins\n");
     CHECK(complete(r.out, "rtctl plugins \"\"") == "list info\n");
-    CHECK(complete(r.out, "rtctl run --ma") == "--max-steps\n");
+    CHECK(complete(r.out, "rtctl run --max-s") == "--max-steps\n");
+    CHECK(complete(r.out, "rtctl run --max-t") == "--max-time\n");
     CHECK(complete(r.out, "rtctl plugins list --c") == "--config\n");
     CHECK(complete(r.out, "rtctl config check --s") == "--set\n");
     CHECK(complete(r.out, "rtctl completion \"\"") == "bash\n");
@@ -129,4 +130,18 @@ TEST_CASE("completion bash completes commands - options - and files") {
     CHECK(complete(r.out, "rtctl run x.rts --config examples/configs/io_") ==
           "examples/configs/io_uring.toml\n");
     CHECK(run_rtctl({"completion", "zsh"}).status == 2);
+}
+
+TEST_CASE("run --max-time takes a duration - stops a script that waits for ever") {
+    const auto stopped =
+        run_rtctl({"run", "tests/cli/scripts/waits_for_ever.rts", "--max-time", "0.1s"});
+    CHECK(stopped.status == 1);
+    CHECK(stopped.err.rfind("error: the script ran longer than its time limit of 100ms", 0) == 0);
+    CHECK(stopped.err.find("tests/cli/scripts/waits_for_ever.rts:2:14: note: the top level waits "
+                           "here") != std::string::npos);
+
+    const auto bad = run_rtctl({"run", "examples/scripts/hello.rts", "--max-time", "5"});
+    CHECK(bad.status == 2);
+    CHECK(bad.err.find("'5' is not a duration: write one such as 30s, 1.5s or 250ms") !=
+          std::string::npos);
 }

@@ -3,6 +3,16 @@
 #include <algorithm>
 
 namespace rtkit::interp {
+namespace {
+
+void sort_by_position(task_places& tasks) {
+    std::sort(tasks.begin(), tasks.end(), [](const auto& a, const auto& b) {
+        return std::pair(a.second.line, a.second.column) <
+               std::pair(b.second.line, b.second.column);
+    });
+}
+
+}  // namespace
 
 deadlock_watch::task_alive::task_alive(deadlock_watch& watch, task_waits& task)
     : watch_(watch), task_(task) {
@@ -15,32 +25,36 @@ deadlock_watch::task_alive::~task_alive() {
     std::erase(watch_.tasks_, &task_);
 }
 
-deadlock_watch::waiting::waiting(deadlock_watch& watch, task_waits& task, script::source_pos where)
-    : watch_(watch), task_(task), counted_(task.timeouts == 0) {
-    if (!counted_) return;
+deadlock_watch::waiting::waiting(deadlock_watch& watch, task_waits& task, script::source_pos where,
+                                 ended_by end)
+    : watch_(watch), task_(task), counted_(end == ended_by::tasks && task.timeouts == 0) {
     std::lock_guard guard(watch_.lock_);
     task_.waiting_at = where;
-    ++watch_.waiting_;
+    if (counted_) ++watch_.waiting_;
 }
 
 deadlock_watch::waiting::~waiting() {
-    if (!counted_) return;
     std::lock_guard guard(watch_.lock_);
     task_.waiting_at = {};
-    --watch_.waiting_;
+    if (counted_) --watch_.waiting_;
 }
 
-std::vector<std::pair<std::shared_ptr<const task_identity>, script::source_pos>>
-deadlock_watch::stuck() const {
-    std::vector<std::pair<std::shared_ptr<const task_identity>, script::source_pos>> found;
+task_places deadlock_watch::stuck() const {
+    task_places found;
     std::lock_guard guard(lock_);
     if (tasks_.empty() || waiting_ != tasks_.size()) return found;
     for (const task_waits* task : tasks_)
         found.emplace_back(task->identity, task->waiting_at);
-    std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
-        return std::pair(a.second.line, a.second.column) <
-               std::pair(b.second.line, b.second.column);
-    });
+    sort_by_position(found);
+    return found;
+}
+
+task_places deadlock_watch::waiting_tasks() const {
+    task_places found;
+    std::lock_guard guard(lock_);
+    for (const task_waits* task : tasks_)
+        if (task->waiting_at.line != 0) found.emplace_back(task->identity, task->waiting_at);
+    sort_by_position(found);
     return found;
 }
 

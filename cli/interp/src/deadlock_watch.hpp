@@ -14,12 +14,16 @@ namespace rtkit::interp {
 /// What the watch knows of one task: set by that task, read by the watch.
 struct task_waits {
     std::shared_ptr<const task_identity> identity;
-    /// Where the task waits for another task, or line 0; guarded by the watch.
+    /// Where the task waits (for anything), or line 0; guarded by the watch.
     script::source_pos waiting_at;
     /// Open `timeout` blocks: a wait inside one ends on its own (its timer
     /// fires), so it does not count. Only the task itself touches this.
     unsigned timeouts = 0;
 };
+
+/// Tasks, each with the statement where it waits.
+using task_places =
+    std::vector<std::pair<std::shared_ptr<const task_identity>, script::source_pos>>;
 
 /// Counts the tasks of a script and those that wait for another task: on a
 /// channel (send, recv), a join, a semaphore, a race or the end of the tasks
@@ -42,10 +46,18 @@ class deadlock_watch {
         task_waits& task_;
     };
 
-    /// While `task` waits for another task at `where`.
+    /// What can end a wait.
+    enum class ended_by {
+        tasks,          ///< only another task of the script (a channel, a join...)
+        time_or_socket  ///< also a timer or a socket (sleep, accept, read...)
+    };
+
+    /// While `task` waits at `where`; counted as a wait for another task
+    /// when only tasks can end it and it is outside every `timeout`.
     class waiting {
       public:
-        waiting(deadlock_watch& watch, task_waits& task, script::source_pos where);
+        waiting(deadlock_watch& watch, task_waits& task, script::source_pos where,
+                ended_by end = ended_by::tasks);
         ~waiting();
         waiting(const waiting&) = delete;
         waiting& operator=(const waiting&) = delete;
@@ -58,7 +70,10 @@ class deadlock_watch {
 
     /// When every task waits for another: each one with where it waits.
     /// Empty otherwise (or when there is no task).
-    std::vector<std::pair<std::shared_ptr<const task_identity>, script::source_pos>> stuck() const;
+    task_places stuck() const;
+
+    /// Every task that waits now, whatever for, with where it waits.
+    task_places waiting_tasks() const;
 
   private:
     mutable std::mutex lock_;

@@ -5,6 +5,26 @@
 #include "rtkit/interp/script_failed.hpp"
 
 namespace rtkit::interp {
+namespace {
+
+/// One note per task, at the statement where it waits.
+std::string wait_notes(const task_places& tasks) {
+    std::string text;
+    for (const auto& [task, where] : tasks)
+        text += script::format_note(where, task->parent ? "task '" + task->name + "' waits here"
+                                                        : std::string("the top level waits here"));
+    return text;
+}
+
+std::string time_limit_message(rtkit::duration limit) {
+    return "the script ran longer than its time limit of " +
+           script::to_display(script::value(limit)) +
+           " (rtctl run --max-time D raises it): every task is cancelled";
+}
+
+const rtkit::cancel_reason time_limit_passed{"the script's time limit passed"};
+
+}  // namespace
 
 interpreter::interpreter(const script::program& program, std::ostream& out, std::ostream& err,
                          interpreter_options options)
@@ -26,6 +46,8 @@ std::size_t interpreter::errors_reported() const noexcept {
 
 rtkit::task<void> engine::run() {
     start_ = rtkit::now();
+    if (options_.max_time > rtkit::duration::zero())
+        time_limit_ = rtkit::saturating_add(start_, options_.max_time);
     // The top level runs as a task of its own, so that stop() can cancel it.
     auto identity = std::make_shared<const task_identity>(task_identity{"", {}, nullptr});
     auto top = std::make_shared<task_record>(identity, nullptr, 0);
@@ -36,10 +58,16 @@ rtkit::task<void> engine::run() {
         if (stopped_) top_->cancel(*stopped_);
     }
     rtkit::join_handle<void> watch = rtkit::spawn(watch_for_deadlock());
+    std::optional<rtkit::join_handle<void>> clock;
+    if (time_limit_ != rtkit::instant::max()) clock = rtkit::spawn(watch_time_limit());
     const std::shared_ptr<script::task_outcome> outcome = co_await top->join();
     co_await top->take_handle();  // its very end, frame and all
     watch.cancel();
     co_await std::move(watch);
+    if (clock) {
+        clock->cancel();
+        co_await std::move(*clock);
+    }
     if (outcome->is_failure()) report(outcome->failure());
     if (outcome->state() == script::task_outcome::status::cancelled && errors_.load() == 0)
         report_text("error: the script was stopped: " + outcome->message() + '\n');
@@ -95,6 +123,7 @@ void engine::report_text(const std::string& text) {
 void engine::step(const task_state& task, script::source_pos where) {
     const std::uint64_t done = steps_.fetch_add(1, std::memory_order_relaxed);
     if (options_.max_steps == 0 || done < options_.max_steps) {
+        if (time_up_.load(std::memory_order_relaxed)) out_of_time(task, where);
         task.context.checkpoint();
         return;
     }
@@ -110,6 +139,17 @@ void engine::step(const task_state& task, script::source_pos where) {
         stop(spent.message);
     }
     throw rtkit::task_cancelled(spent);
+}
+
+void engine::out_of_time(const task_state& task, script::source_pos where) {
+    if (!time_limit_reported_.exchange(true)) {
+        report_text(format_failure(
+            script_failure(script::script_error(script::error_kind::runtime, where,
+                                                time_limit_message(options_.max_time)),
+                           false, task.identity)));
+        stop(time_limit_passed.message);
+    }
+    throw rtkit::task_cancelled(time_limit_passed);
 }
 
 void engine::track(const std::shared_ptr<script::object>& o) {
@@ -139,16 +179,33 @@ rtkit::task<void> engine::watch_for_deadlock() {
         quiet_looks = !stuck.empty() && steps == steps_seen ? quiet_looks + 1 : 0;
         steps_seen = steps;
         if (quiet_looks < 2) continue;
-        std::string text =
+        report_text(
             "error: deadlock: every task waits for another one (on a channel, a join, a "
-            "semaphore or the end of the tasks it spawned), so none can go on\n";
-        for (const auto& [task, where] : stuck)
-            text +=
-                script::format_note(where, task->parent ? "task '" + task->name + "' waits here"
-                                                        : std::string("the top level waits here"));
-        report_text(text);
+            "semaphore or the end of the tasks it spawned), so none can go on\n" +
+            wait_notes(stuck));
         stop("deadlock");
         co_return;
+    }
+}
+
+rtkit::task<void> engine::watch_time_limit() {
+    co_await rtkit::cx::current().sleep_until(time_limit_);
+    // A task that runs statements reports at its next one (step() and spin
+    // look at time_up_); tasks that wait are reported here, where they wait.
+    time_up_.store(true, std::memory_order_relaxed);
+    constexpr auto period = std::chrono::milliseconds(10);
+    constexpr int looks = 100;  // then report even without a place to name
+    for (int look = 1;; ++look) {
+        if (time_limit_reported_.load()) co_return;
+        const auto waiting = deadlocks_.waiting_tasks();
+        if (!waiting.empty() || look == looks) {
+            if (time_limit_reported_.exchange(true)) co_return;
+            report_text("error: " + time_limit_message(options_.max_time) + '\n' +
+                        wait_notes(waiting));
+            stop(time_limit_passed.message);
+            co_return;
+        }
+        co_await rtkit::sleep(period);
     }
 }
 

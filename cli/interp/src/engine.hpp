@@ -91,7 +91,15 @@ class engine {
     /// never waits can still be cancelled). The step past the budget reports
     /// the error (at `where`) and stops the script; it and every later one
     /// throw task_cancelled, so the tasks unwind without more messages.
+    /// Once the time limit passed, the step calls out_of_time.
     void step(const task_state& task, script::source_pos where);
+    /// Reports, unless reported already, that the time limit passed while
+    /// `task` ran the statement at `where`; stops the script and throws
+    /// task_cancelled.
+    [[noreturn]] void out_of_time(const task_state& task, script::source_pos where);
+    /// When the time limit passes, set by run() before any task starts;
+    /// instant::max() when there is none.
+    rtkit::instant time_limit() const noexcept { return time_limit_; }
     /// Remembers an object that may hold values, to break reference cycles
     /// between objects once the script ended.
     void track(const std::shared_ptr<script::object>& o);
@@ -99,6 +107,9 @@ class engine {
     /// While the script runs: stops it with an error when deadlocks_ finds
     /// it stuck at two looks in a row, with no statement run between them.
     rtkit::task<void> watch_for_deadlock();
+    /// While the script runs: stops it at its time limit, with an error at
+    /// the statements where tasks wait, or at the next statement that runs.
+    rtkit::task<void> watch_time_limit();
     /// What the watch knows of the script's tasks.
     deadlock_watch& deadlocks() noexcept { return deadlocks_; }
 
@@ -139,6 +150,9 @@ class engine {
     std::ostream& err_;
     interpreter_options options_;
     rtkit::instant start_{};
+    rtkit::instant time_limit_ = rtkit::instant::max();
+    std::atomic<bool> time_up_{false};  ///< the time limit passed
+    std::atomic<bool> time_limit_reported_{false};
     std::mutex output_lock_;  ///< tasks may print from several threads
     std::atomic<std::size_t> errors_{0};
     std::atomic<std::uint64_t> steps_{0};

@@ -117,17 +117,23 @@ rtkit::task<script::value> engine::builtin(frame& f, const script::builtin_expr&
         case builtin::accept: {
             const auto listener =
                 object_operand<tcp_listener_object>(operand, what, "a listener", at);
+            const deadlock_watch::waiting waiting(deadlocks(), f.task, where,
+                                                  deadlock_watch::ended_by::time_or_socket);
             std::shared_ptr<script::object> stream = co_await listener->accept(where);
             co_return stream;
         }
         case builtin::connect: {
             std::string address = string_operand(operand, what, at);
+            const deadlock_watch::waiting waiting(deadlocks(), f.task, where,
+                                                  deadlock_watch::ended_by::time_or_socket);
             std::shared_ptr<script::object> stream =
                 co_await tcp_stream_object::connect(std::move(address), where);
             co_return stream;
         }
         case builtin::read: {
             const auto stream = object_operand<tcp_stream_object>(operand, what, "a stream", at);
+            const deadlock_watch::waiting waiting(deadlocks(), f.task, where,
+                                                  deadlock_watch::ended_by::time_or_socket);
             script::value data = co_await stream->read(where);
             co_return data;
         }

@@ -166,15 +166,21 @@ rtkit::task<flow> engine::run_statement(frame& f, const script::stmt& s) {
     }
     if (const auto* n = std::get_if<sleep_stmt>(&s.node)) {
         const value d = co_await evaluate(f, n->duration);
-        co_await rtkit::sleep(duration_operand(d, "sleep", n->duration.where));
+        const auto length = duration_operand(d, "sleep", n->duration.where);
+        const deadlock_watch::waiting waiting(deadlocks(), f.task, s.where,
+                                              deadlock_watch::ended_by::time_or_socket);
+        co_await rtkit::sleep(length);
     } else if (const auto* n = std::get_if<spin_stmt>(&s.node)) {
         const value d = co_await evaluate(f, n->duration);
         const auto busy = duration_operand(d, "spin", n->duration.where);
-        // Holds the worker on purpose; a cancellation point all the same.
+        // Holds the worker on purpose; a cancellation point all the same. The
+        // time limit's watch cannot run meanwhile on this worker: spin checks it.
         const rtkit::cx cx = rtkit::cx::current();
         const rtkit::instant start = cx.now();
-        while (cx.now() - start < busy)
+        for (rtkit::instant at = start; at - start < busy; at = cx.now()) {
+            if (at >= time_limit()) out_of_time(f.task, s.where);
             cx.checkpoint();
+        }
     } else if (std::holds_alternative<yield_stmt>(s.node)) {
         co_await rtkit::yield_now();
     } else if (const auto* n = std::get_if<if_stmt>(&s.node)) {
@@ -277,7 +283,10 @@ rtkit::task<flow> engine::run_statement(frame& f, const script::stmt& s) {
         const auto stream =
             object_operand<tcp_stream_object>(target, "write", "a stream", n->stream.where);
         const value data = co_await evaluate(f, n->data);
-        co_await stream->write(string_operand(data, "write", n->data.where), s.where);
+        std::string bytes = string_operand(data, "write", n->data.where);
+        const deadlock_watch::waiting waiting(deadlocks(), f.task, s.where,
+                                              deadlock_watch::ended_by::time_or_socket);
+        co_await stream->write(std::move(bytes), s.where);
     } else {
         fail(s.where, "internal error: a statement the interpreter does not know");
     }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include <rtkit/task.hpp>
+#include <rtkit/time.hpp>
 
 #include "rtkit/script/ast.hpp"
 
@@ -20,6 +21,11 @@ inline constexpr std::uint64_t default_max_steps = 100'000'000;
 struct interpreter_options {
     /// The step budget; 0 means no limit.
     std::uint64_t max_steps = default_max_steps;
+    /// The time limit, on the runtime's clock from the start of run(); zero
+    /// means none. A script still running then is stopped with an error at
+    /// the statement that runs or the statements that wait (a `sleep`, an
+    /// `accept`...), whatever they wait for, and every task is cancelled.
+    rtkit::duration max_time{0};
 };
 
 class engine;
@@ -47,7 +53,7 @@ class interpreter {
     interpreter& operator=(const interpreter&) = delete;
 
     /// The root task: the program's top level, for runtime::block_on. Throws
-    /// task_failed when the script failed (the errors were printed).
+    /// script_failed when the script failed (the errors were printed).
     rtkit::task<void> run();
 
     /// Cancels every task of the script; each sees it at its next wait. The
