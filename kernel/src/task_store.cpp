@@ -59,7 +59,7 @@ task_id task_store::insert(task_header* task) {
     return task->id;
 }
 
-task_header* task_store::live(task_id id) const noexcept {
+task_header* task_store::find(task_id id) const noexcept {
     const std::uint32_t low = id.index();
     if (low == 0 || low > used_ || is_free(slots_[low - 1])) return nullptr;
     auto* task = reinterpret_cast<task_header*>(slots_[low - 1]);
@@ -73,10 +73,6 @@ void task_store::remove(task_id id) noexcept {
     free_head_ = id.index();
     live_.store(live_.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
     removed_.store(removed_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-}
-
-task_header* task_store::find(task_id id) const noexcept {
-    return live(id);
 }
 
 }  // namespace rtkit::detail

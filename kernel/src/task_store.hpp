@@ -68,8 +68,6 @@ class task_store {
     static std::uint32_t next_free_of(slot free) noexcept {
         return static_cast<std::uint32_t>(free) >> 1;
     }
-    /// The live task of id `id`, or nullptr.
-    task_header* live(task_id id) const noexcept;
 
     slot* slots_ = nullptr;  ///< the reserved range; slots below used_ are written
     std::uint32_t capacity_ = 0;
