@@ -12,16 +12,17 @@
 // ended (the runtime is quiescent), the runtime reported nothing (no lost
 // failure, no leaked task) and no file descriptor is left open.
 //
-// Bounds, so that each input ends in well under a second: a step budget of
-// 5,000 (a loop that never waits ends with the budget's error) and a time
-// limit of 250 ms (interpreter_options::max_time), which ends everything
-// else that could take long: `sleep 1000s`, a `timeout` of a computed
-// duration, `spin`, an `accept` no client comes to, a deadlock (the deadlock
-// watch needs two looks 100 ms apart, so most are reported as such first).
+// Bounds, so that each input ends within tens of milliseconds: a step
+// budget of 1,000 (a loop that never waits ends with the budget's error) and
+// a time limit of 50 ms (interpreter_options::max_time), which ends
+// everything else that could take long: `sleep 1000s`, a `timeout` of a
+// computed duration, `spin`, an `accept` no client comes to. The deadlock
+// watch looks every 10 ms (interpreter_options::deadlock_watch_period), so a
+// deadlock is reported as such, within 30 ms, before the time limit.
 // What the script prints is counted, not kept, and what it holds in memory
 // is capped: a thread stops the script (interpreter::stop) when the heap
-// grows by more than 256 MiB, since 5,000 statements can otherwise hold
-// gigabytes of 1 MiB strings; such an input is only checked for the rest.
+// grows by more than 256 MiB, since 1,000 statements can otherwise hold a
+// gigabyte of 1 MiB strings; such an input is only checked for the rest.
 //
 // Sockets: scripts may only use loopback addresses (the interpreter refuses
 // others), but a fuzz input could still reach other programs' servers on
@@ -73,8 +74,11 @@ namespace script = rtkit::script;
 namespace {
 
 constexpr std::string_view source_name = "fuzz.rts";
-constexpr std::uint64_t step_budget = 5'000;
-constexpr rtkit::duration time_limit = 250ms;
+// Under the sanitizers a step takes 3 to 100 microseconds (a spawn is the
+// dearest): these bounds are what sets the harness's speed (README.md).
+constexpr std::uint64_t step_budget = 1'000;
+constexpr rtkit::duration time_limit = 50ms;
+constexpr rtkit::duration deadlock_watch_period = 10ms;
 constexpr std::size_t heap_cap_bytes = 256u << 20;
 /// What the error stream keeps; a script can print more (one error per
 /// failed task, each with a message up to 1 MiB), and the rest is counted.
@@ -334,7 +338,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     capped_buffer printed(0), errors(error_text_cap);
     std::ostream out(&printed), err(&errors);
     rtkit::interp::interpreter interpreter(
-        *program, out, err, rtkit::interp::interpreter_options{step_budget, time_limit});
+        *program, out, err,
+        rtkit::interp::interpreter_options{step_budget, time_limit, deadlock_watch_period});
     bool failed = false;
     bool stopped_by_heap_cap = false;
     {
