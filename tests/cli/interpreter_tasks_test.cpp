@@ -3,7 +3,12 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <sstream>
+#include <stdexcept>
 
+#include "rtkit/interp/interpreter.hpp"
+#include "rtkit/script/parser.hpp"
 #include "script_runner.hpp"
 
 TEST_CASE("join gives the outcome - ok with the value the task returned") {
@@ -440,6 +445,28 @@ recv c
         CHECK(s.failed);
         CHECK(s.err.rfind("error: deadlock: ", 0) == 0);
     }
+}
+
+TEST_CASE("a shorter deadlock watch period reports a deadlock before a time limit") {
+    using namespace std::chrono_literals;
+    // With the default period (two looks 100 ms apart) the time limit would
+    // end this script first.
+    rtkit::interp::interpreter_options options;
+    options.max_time = 150ms;
+    options.deadlock_watch_period = 5ms;
+    const auto r = run_script("let c = channel(1)\nrecv c\n", options);
+    CHECK(r.failed);
+    CHECK(r.err.rfind("error: deadlock: ", 0) == 0);
+}
+
+TEST_CASE("a deadlock watch period of zero is refused") {
+    const auto program = rtkit::script::parse("i.rts", "print 1\n");
+    std::ostringstream out, err;
+    rtkit::interp::interpreter_options options;
+    options.deadlock_watch_period = rtkit::duration::zero();
+    CHECK_THROWS_WITH_AS(rtkit::interp::interpreter(program, out, err, options),
+                         "interpreter_options::deadlock_watch_period must be positive, not 0ns",
+                         std::invalid_argument);
 }
 
 TEST_CASE("waits that a timer or a socket can end are not a deadlock") {

@@ -1,5 +1,8 @@
 #include "engine.hpp"
 
+#include <stdexcept>
+#include <string>
+
 #include <rtkit/cx.hpp>
 
 #include "rtkit/interp/script_failed.hpp"
@@ -27,8 +30,13 @@ const rtkit::cancel_reason time_limit_passed{"the script's time limit passed"};
 }  // namespace
 
 interpreter::interpreter(const script::program& program, std::ostream& out, std::ostream& err,
-                         interpreter_options options)
-    : engine_(std::make_unique<engine>(program, out, err, options)) {}
+                         interpreter_options options) {
+    if (options.deadlock_watch_period <= rtkit::duration::zero())
+        throw std::invalid_argument(
+            "interpreter_options::deadlock_watch_period must be positive, not " +
+            std::to_string(options.deadlock_watch_period.count()) + "ns");
+    engine_ = std::make_unique<engine>(program, out, err, options);
+}
 
 interpreter::~interpreter() = default;
 
@@ -169,7 +177,7 @@ std::chrono::nanoseconds engine::elapsed() const {
 rtkit::task<void> engine::watch_for_deadlock() {
     // A task that was just woken takes a step as soon as it runs, so two
     // looks a period apart with no step between them rule that case out.
-    constexpr auto period = std::chrono::milliseconds(100);
+    const rtkit::duration period = options_.deadlock_watch_period;
     std::uint64_t steps_seen = steps_.load(std::memory_order_relaxed);
     int quiet_looks = 0;
     while (true) {

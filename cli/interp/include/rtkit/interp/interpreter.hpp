@@ -1,5 +1,6 @@
 #pragma once
 // rtkit::interp::interpreter: runs a parsed script on an rtkit runtime.
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -18,6 +19,9 @@ namespace rtkit::interp {
 /// work, and an end for a loop that never waits.
 inline constexpr std::uint64_t default_max_steps = 100'000'000;
 
+/// How often the deadlock watch looks, unless told otherwise.
+inline constexpr rtkit::duration default_deadlock_watch_period = std::chrono::milliseconds(100);
+
 struct interpreter_options {
     /// The step budget; 0 means no limit.
     std::uint64_t max_steps = default_max_steps;
@@ -26,6 +30,13 @@ struct interpreter_options {
     /// the statement that runs or the statements that wait (a `sleep`, an
     /// `accept`...), whatever they wait for, and every task is cancelled.
     rtkit::duration max_time{0};
+    /// How often the deadlock watch looks whether every task waits for
+    /// another. It reports a deadlock at the second look in a row that finds
+    /// so with no statement run between them: two to three periods after the
+    /// tasks got stuck. Shorter finds a deadlock sooner, and costs a wake-up
+    /// per period. Must be positive (the constructor throws
+    /// std::invalid_argument otherwise).
+    rtkit::duration deadlock_watch_period = default_deadlock_watch_period;
 };
 
 class engine;
@@ -46,6 +57,7 @@ class engine;
 /// The interpreter and the program must outlive the block_on that runs run().
 class interpreter {
   public:
+    /// Throws std::invalid_argument when an option is out of range.
     interpreter(const script::program& program, std::ostream& out, std::ostream& err,
                 interpreter_options options = {});
     ~interpreter();
