@@ -343,6 +343,46 @@ void delivered_readiness_is_not_repeated(const detail::factory<reactor>& make) {
     r.remove(t);
 }
 
+void readiness_survives_a_flood(const detail::factory<reactor>& make) {
+    const std::string rule = "readiness that arrives while the kernel waits is delivered";
+    counting_waker writer, reader;
+    io_driver r(make());
+    // A writer waits on a full socket.
+    fd_pair waiting = fd_pair::socket_pair();
+    const io_token tw = r.add(waiting.a, interest::read_write);
+    char block[4096] = {};
+    while (::write(waiting.a, block, sizeof block) > 0) {
+    }
+    require(errno == EAGAIN || errno == EWOULDBLOCK, "filling the socket failed");
+    r.poll(0ms);
+    r.clear_ready(tw, ready::writable);
+    require(r.poll_ready(tw, interest::write, writer.make()) == 0,
+            "a full socket was writable after clear_ready");
+    r.poll(0ms);
+    // Then, with nobody polling, far more events than a completion queue
+    // holds: a backend that drops or stops watching on overflow must still
+    // watch the waiting writer.
+    fd_pair noisy = fd_pair::socket_pair();
+    const io_token tn = r.add(noisy.a, interest::read);
+    r.poll(0ms);
+    r.poll_ready(tn, interest::read, reader.make());
+    r.poll(0ms);
+    constexpr int flood = 70'000;  // beyond the largest io_uring completion queue the options allow
+    for (int i = 0; i < flood; ++i) {
+        write_byte(noisy.b);
+        char byte;
+        require(::read(noisy.a, &byte, 1) == 1, "could not read the byte back");
+    }
+    write_byte(waiting.b);  // an event for the writer's socket that is not the one it waits for
+    drain(waiting.b);       // and now it is writable
+    require_rule(poll_until(r, [&] { return writer.wakes > 0; }), rule,
+                 "after a flood of " + std::to_string(flood) +
+                     " events on another descriptor, a writer whose socket drained was "
+                     "never woken");
+    r.remove(tn);
+    r.remove(tw);
+}
+
 void wake_ends_a_blocking_poll(const detail::factory<reactor>& make) {
     const std::string rule = "wake() from another thread ends a blocking poll()";
     io_driver r(make());
@@ -658,6 +698,7 @@ const std::vector<test_case<reactor>>& reactor_cases() {
         {"readiness_reaches_only_its_registration", &readiness_reaches_only_its_registration},
         {"readiness_before_a_wait_is_not_lost", &readiness_before_a_wait_is_not_lost},
         {"delivered_readiness_is_not_repeated", &delivered_readiness_is_not_repeated},
+        {"readiness_survives_a_flood", &readiness_survives_a_flood},
         {"wake_ends_a_blocking_poll", &wake_ends_a_blocking_poll},
         {"many_wakes_coalesce", &many_wakes_coalesce},
         {"poll_honours_timeout", &poll_honours_timeout},

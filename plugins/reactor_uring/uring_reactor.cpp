@@ -176,6 +176,17 @@ void uring_reactor::arm_poll(rtkit::io_token token, table::entry& r) {
     r.extra.poll_armed = true;
 }
 
+unsigned uring_reactor::rewatch(rtkit::io_token token, table::entry& r) noexcept {
+    try {
+        arm_poll(token, r);
+        return 0;
+    } catch (...) {
+        // No submission entry even after a flush: report both directions, so
+        // that each waiter tries its operation, meets EAGAIN and watches again.
+        return rtkit::ready::readable | rtkit::ready::writable;
+    }
+}
+
 void uring_reactor::add(int fd, rtkit::io_token token) {
     // Registration is lazy (no poll until the kernel waits on it), so check
     // the descriptor here to fail where epoll_ctl would.
@@ -248,12 +259,22 @@ std::size_t uring_reactor::handle(const io_uring_cqe& cqe, rtkit::readiness_sink
             return 1;
         }
         case kind_poll: {
-            table::entry* r = table_.find(token_of(data));
+            const rtkit::io_token token = token_of(data);
+            table::entry* r = table_.find(token);
             if (!r) return 0;  // removed after the kernel posted it
-            if (!(cqe.flags & IORING_CQE_F_MORE)) r->extra.poll_armed = false;
-            if (cqe.res == -ECANCELED) return 0;
-            const unsigned bits =
+            if (cqe.res == -ECANCELED) {
+                r->extra.poll_armed = false;
+                return 0;
+            }
+            unsigned bits =
                 cqe.res < 0 ? rtkit::ready::error : ready_bits(static_cast<unsigned>(cqe.res));
+            if (!(cqe.flags & IORING_CQE_F_MORE)) {
+                r->extra.poll_armed = false;
+                // The kernel ends a multishot poll whose event finds the
+                // completion queue full: watch on at once, since a waiter
+                // for another direction would otherwise never hear of it.
+                if (cqe.res >= 0) bits |= rewatch(token, *r);
+            }
             if (sink) {
                 sink->deliver(r->extra.kernel_token, bits);
             } else {

@@ -92,6 +92,9 @@ class uring_reactor final : public rtkit::reactor, public rtkit::completion_reac
     /// A free submission entry, flushing the queue to the kernel when it is full.
     io_uring_sqe* next_sqe();
     void arm_poll(rtkit::io_token token, table::entry& r);
+    /// Arms the poll of `r` again after the kernel ended it; returns readiness
+    /// bits to deliver besides the event's own when it cannot.
+    unsigned rewatch(rtkit::io_token token, table::entry& r) noexcept;
     /// The registered-file slot of registration `token` (its table index),
     /// queueing the update that installs its descriptor there first; -1 when
     /// it has none. Call it before taking the operation's submission entry.
