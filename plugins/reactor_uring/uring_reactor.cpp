@@ -22,11 +22,12 @@ namespace {
 /// The low three bits of a completion's user data say what it belongs to. An
 /// io_completion is at least 8-aligned, so its address has them clear.
 enum user_data_kind : std::uint64_t {
-    kind_operation = 0,  ///< an io_completion*
-    kind_poll = 1,       ///< a registration's multishot poll: slot << 32 | generation << 3
-    kind_wake = 2,       ///< the eventfd READ behind wake()
-    kind_ignore = 3,     ///< cancel and poll-remove requests: nothing waits for them
-    kind_recv = 4,       ///< a registration's multishot recv, tagged like kind_poll
+    kind_operation = 0,   ///< an io_completion*
+    kind_poll = 1,        ///< a registration's one-shot read poll: slot << 32 | generation << 3
+    kind_wake = 2,        ///< the eventfd READ behind wake()
+    kind_ignore = 3,      ///< cancel and poll-remove requests: nothing waits for them
+    kind_recv = 4,        ///< a registration's multishot recv, tagged like kind_poll
+    kind_poll_write = 5,  ///< a registration's one-shot write poll, tagged like kind_poll
 };
 
 /// While a recv is parked on a registration (not in the kernel), its
@@ -47,9 +48,6 @@ constexpr std::uint64_t tagged(rtkit::io_token token, user_data_kind kind) {
 constexpr rtkit::io_token token_of(std::uint64_t data) {
     return (data >> 32) | (((data >> 3) & ((1u << 29) - 1)) << 32);
 }
-
-/// Every readiness the reactor latches, whatever the interest (as epoll's).
-constexpr unsigned poll_mask = POLLIN | POLLOUT | POLLRDHUP;
 
 unsigned ready_bits(unsigned events) {
     unsigned bits = 0;
@@ -167,24 +165,13 @@ int uring_reactor::fixed_file(rtkit::io_token token, table::entry& r) {
     return static_cast<int>(index);
 }
 
-void uring_reactor::arm_poll(rtkit::io_token token, table::entry& r) {
+void uring_reactor::arm_poll(rtkit::io_token token, table::entry& r, bool write) {
     const int file = fixed_file(token, r);
     io_uring_sqe* sqe = next_sqe();
-    io_uring_prep_poll_multishot(sqe, r.fd, poll_mask);
+    io_uring_prep_poll_add(sqe, r.fd, write ? POLLOUT : POLLIN | POLLRDHUP);
     set_fixed_file(sqe, file);
-    io_uring_sqe_set_data64(sqe, tagged(token, kind_poll));
-    r.extra.poll_armed = true;
-}
-
-unsigned uring_reactor::rewatch(rtkit::io_token token, table::entry& r) noexcept {
-    try {
-        arm_poll(token, r);
-        return 0;
-    } catch (...) {
-        // No submission entry even after a flush: report both directions, so
-        // that each waiter tries its operation, meets EAGAIN and watches again.
-        return rtkit::ready::readable | rtkit::ready::writable;
-    }
+    io_uring_sqe_set_data64(sqe, tagged(token, write ? kind_poll_write : kind_poll));
+    (write ? r.extra.write_poll_armed : r.extra.poll_armed) = true;
 }
 
 void uring_reactor::add(int fd, rtkit::io_token token) {
@@ -197,11 +184,13 @@ void uring_reactor::add(int fd, rtkit::io_token token) {
     table_.find(own)->extra.kernel_token = token;
 }
 
-void uring_reactor::watch(int fd, rtkit::io_token, rtkit::interest) {
-    // The first wait starts the multishot poll, which then reports every change.
+void uring_reactor::watch(int fd, rtkit::io_token, rtkit::interest want) {
     const rtkit::io_token own = table_.token_of_fd(fd);
     table::entry* r = own ? table_.find(own) : nullptr;
-    if (r && !r->extra.poll_armed) arm_poll(own, *r);
+    if (!r) return;
+    const unsigned bits = static_cast<unsigned>(want);
+    if ((bits & rtkit::ready::readable) && !r->extra.poll_armed) arm_poll(own, *r, false);
+    if ((bits & rtkit::ready::writable) && !r->extra.write_poll_armed) arm_poll(own, *r, true);
 }
 
 void uring_reactor::remove(int fd, rtkit::io_token) noexcept {
@@ -209,15 +198,16 @@ void uring_reactor::remove(int fd, rtkit::io_token) noexcept {
     table::entry* r = token ? table_.find(token) : nullptr;
     if (!r) return;
     uring_state& st = r->extra;
-    if (st.poll_armed || st.recv_armed || st.fixed_file) {
-        // The poll, the recv and the registered-file slot hold a reference to
+    if (st.poll_armed || st.write_poll_armed || st.recv_armed || st.fixed_file) {
+        // The polls, the recv and the registered-file slot hold a reference to
         // the file: end them now, so that the caller's close() really closes
         // (the peer sees it at once). The last completions of the poll and the
         // recv fail the generation check and are dropped.
         try {
-            if (st.poll_armed) {
+            for (const auto kind : {kind_poll, kind_poll_write}) {
+                if (!(kind == kind_poll ? st.poll_armed : st.write_poll_armed)) continue;
                 io_uring_sqe* sqe = next_sqe();
-                io_uring_prep_poll_remove(sqe, tagged(token, kind_poll));
+                io_uring_prep_poll_remove(sqe, tagged(token, kind));
                 io_uring_sqe_set_data64(sqe, kind_ignore);
             }
             if (st.recv_armed) {
@@ -258,23 +248,14 @@ std::size_t uring_reactor::handle(const io_uring_cqe& cqe, rtkit::readiness_sink
             done->on_complete.wake();
             return 1;
         }
-        case kind_poll: {
-            const rtkit::io_token token = token_of(data);
-            table::entry* r = table_.find(token);
+        case kind_poll:
+        case kind_poll_write: {
+            table::entry* r = table_.find(token_of(data));
             if (!r) return 0;  // removed after the kernel posted it
-            if (cqe.res == -ECANCELED) {
-                r->extra.poll_armed = false;
-                return 0;
-            }
-            unsigned bits =
+            ((data & 7) == kind_poll ? r->extra.poll_armed : r->extra.write_poll_armed) = false;
+            if (cqe.res == -ECANCELED) return 0;
+            const unsigned bits =
                 cqe.res < 0 ? rtkit::ready::error : ready_bits(static_cast<unsigned>(cqe.res));
-            if (!(cqe.flags & IORING_CQE_F_MORE)) {
-                r->extra.poll_armed = false;
-                // The kernel ends a multishot poll whose event finds the
-                // completion queue full: watch on at once, since a waiter
-                // for another direction would otherwise never hear of it.
-                if (cqe.res >= 0) bits |= rewatch(token, *r);
-            }
             if (sink) {
                 sink->deliver(r->extra.kernel_token, bits);
             } else {

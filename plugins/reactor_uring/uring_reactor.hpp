@@ -18,9 +18,10 @@ namespace rtkit_uring {
 
 /// A reactor on one io_uring.
 ///
-/// Readiness (rtkit::reactor): a registration costs nothing until the kernel
-/// first waits on it (watch()); then one multishot POLL_ADD watches it for
-/// good, and its completions are delivered like epoll's edge-triggered events. Whole
+/// Readiness (rtkit::reactor): each watch() arms a one-shot POLL_ADD for each
+/// direction waited for and not yet watched, delivered once like an epoll
+/// ONESHOT event (a multishot poll, shared by a multi-thread runtime's
+/// workers, sometimes stopped reporting on Linux 6.18: see README.md). Whole
 /// operations (rtkit::completion_reactor_v1): accept, connect, recv, send,
 /// read and write are submitted as they are, and their completions wake the
 /// submitter; except recv on a registered socket, which is served from one
@@ -65,7 +66,8 @@ class uring_reactor final : public rtkit::reactor, public rtkit::completion_reac
     /// What the reactor keeps per registration beyond the table's own fields.
     struct uring_state {
         rtkit::io_token kernel_token = 0;  ///< what the kernel named it: readiness goes there
-        bool poll_armed = false;           ///< a multishot POLL_ADD is live in the kernel
+        bool poll_armed = false;           ///< a one-shot read POLL_ADD is live in the kernel
+        bool write_poll_armed = false;     ///< a one-shot write POLL_ADD is live in the kernel
         bool recv_armed = false;           ///< a multishot recv is live in the kernel
         bool recv_cancel_sent = false;     ///< ...and asked to stop (too much queued)
         bool fixed_file = false;           ///< installed in the registered-file slot of its index
@@ -91,10 +93,8 @@ class uring_reactor final : public rtkit::reactor, public rtkit::completion_reac
 
     /// A free submission entry, flushing the queue to the kernel when it is full.
     io_uring_sqe* next_sqe();
-    void arm_poll(rtkit::io_token token, table::entry& r);
-    /// Arms the poll of `r` again after the kernel ended it; returns readiness
-    /// bits to deliver besides the event's own when it cannot.
-    unsigned rewatch(rtkit::io_token token, table::entry& r) noexcept;
+    /// Arms a one-shot poll of `r` for writing (`write`) or for reading.
+    void arm_poll(rtkit::io_token token, table::entry& r, bool write);
     /// The registered-file slot of registration `token` (its table index),
     /// queueing the update that installs its descriptor there first; -1 when
     /// it has none. Call it before taking the operation's submission entry.
