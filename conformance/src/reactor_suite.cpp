@@ -84,6 +84,14 @@ void write_byte(int fd) {
     write_text(fd, "x");
 }
 
+/// Writes to `fd` until the kernel refuses: its send buffer is full.
+void fill(int fd) {
+    char block[4096] = {};
+    while (::write(fd, block, sizeof block) > 0) {
+    }
+    require(errno == EAGAIN || errno == EWOULDBLOCK, "filling the socket failed");
+}
+
 void drain(int fd) {
     char buf[4096];
     while (::read(fd, buf, sizeof buf) > 0) {
@@ -175,10 +183,7 @@ void write_readiness(const detail::factory<reactor>& make) {
                  "an idle socket is not writable");
     // Fill the socket until the kernel refuses, then expect writability back
     // only once the peer drains it.
-    char block[4096] = {};
-    while (::write(p.a, block, sizeof block) > 0) {
-    }
-    require(errno == EAGAIN || errno == EWOULDBLOCK, "filling the socket failed");
+    fill(p.a);
     r.clear_ready(t, ready::writable);
     const int before = w.wakes;
     require_rule(r.poll_ready(t, interest::write, w.make()) == 0, rule,
@@ -350,10 +355,7 @@ void readiness_survives_a_flood(const detail::factory<reactor>& make) {
     // A writer waits on a full socket.
     fd_pair waiting = fd_pair::socket_pair();
     const io_token tw = r.add(waiting.a, interest::read_write);
-    char block[4096] = {};
-    while (::write(waiting.a, block, sizeof block) > 0) {
-    }
-    require(errno == EAGAIN || errno == EWOULDBLOCK, "filling the socket failed");
+    fill(waiting.a);
     r.poll(0ms);
     r.clear_ready(tw, ready::writable);
     require(r.poll_ready(tw, interest::write, writer.make()) == 0,
