@@ -145,3 +145,20 @@ TEST_CASE("run --max-time takes a duration - stops a script that waits for ever"
     CHECK(bad.err.find("'5' is not a duration: write one such as 30s, 1.5s or 250ms") !=
           std::string::npos);
 }
+
+TEST_CASE("a race whose blocks both fail in the same turn - each failure reported once") {
+    // The losing block fails as it loses: the script reports it, and the
+    // runtime must not report it again as a failure nobody took.
+    char path[] = "/tmp/rtctl_race_XXXXXX";
+    const int fd = ::mkstemp(path);
+    REQUIRE(fd >= 0);
+    const std::string script = "race {\n    fail \"first\"\n} or {\n    sleep 10.messages\n}\n";
+    REQUIRE(::write(fd, script.data(), script.size()) == static_cast<ssize_t>(script.size()));
+    ::close(fd);
+    const rtctl_result r = run_rtctl({"run", path});
+    ::unlink(path);
+    CHECK(r.status == 1);
+    CHECK(r.err.find("error: first") != std::string::npos);
+    CHECK(r.err.find("an integer has no field 'messages'") != std::string::npos);
+    CHECK(r.err.find("nobody took its outcome") == std::string::npos);
+}

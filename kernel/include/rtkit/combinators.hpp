@@ -131,8 +131,12 @@ struct race_body {
         std::size_t winner = co_await any_finished_awaiter(std::move(records));
         for (std::size_t i = 0; i < handles.size(); ++i)
             if (i != winner) handles[i].cancel(cancel_reason{"lost the race"});
-        // The region drains the cancelled losers before race returns.
-        co_return co_await std::move(handles[winner]);
+        outcome<T> first = co_await std::move(handles[winner]);
+        // The losers' outcomes are race's to drop: one that failed as it lost
+        // (in the same turn as the winner) is not a failure nobody took.
+        for (std::size_t i = 0; i < handles.size(); ++i)
+            if (i != winner) co_await std::move(handles[i]);
+        co_return first;
     }
 };
 
