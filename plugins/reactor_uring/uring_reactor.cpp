@@ -49,6 +49,11 @@ constexpr rtkit::io_token token_of(std::uint64_t data) {
     return (data >> 32) | (((data >> 3) & ((1u << 29) - 1)) << 32);
 }
 
+/// The one-shot poll of a direction (ready::readable or ready::writable).
+constexpr user_data_kind poll_kind(unsigned direction) {
+    return direction == rtkit::ready::writable ? kind_poll_write : kind_poll;
+}
+
 unsigned ready_bits(unsigned events) {
     unsigned bits = 0;
     if (events & POLLIN) bits |= rtkit::ready::readable;
@@ -165,13 +170,14 @@ int uring_reactor::fixed_file(rtkit::io_token token, table::entry& r) {
     return static_cast<int>(index);
 }
 
-void uring_reactor::arm_poll(rtkit::io_token token, table::entry& r, bool write) {
+void uring_reactor::arm_poll(rtkit::io_token token, table::entry& r, unsigned direction) {
     const int file = fixed_file(token, r);
     io_uring_sqe* sqe = next_sqe();
-    io_uring_prep_poll_add(sqe, r.fd, write ? POLLOUT : POLLIN | POLLRDHUP);
+    io_uring_prep_poll_add(sqe, r.fd,
+                           direction == rtkit::ready::writable ? POLLOUT : POLLIN | POLLRDHUP);
     set_fixed_file(sqe, file);
-    io_uring_sqe_set_data64(sqe, tagged(token, write ? kind_poll_write : kind_poll));
-    (write ? r.extra.write_poll_armed : r.extra.poll_armed) = true;
+    io_uring_sqe_set_data64(sqe, tagged(token, poll_kind(direction)));
+    r.extra.polls_armed |= direction;
 }
 
 void uring_reactor::add(int fd, rtkit::io_token token) {
@@ -188,9 +194,9 @@ void uring_reactor::watch(int fd, rtkit::io_token, rtkit::interest want) {
     const rtkit::io_token own = table_.token_of_fd(fd);
     table::entry* r = own ? table_.find(own) : nullptr;
     if (!r) return;
-    const unsigned bits = static_cast<unsigned>(want);
-    if ((bits & rtkit::ready::readable) && !r->extra.poll_armed) arm_poll(own, *r, false);
-    if ((bits & rtkit::ready::writable) && !r->extra.write_poll_armed) arm_poll(own, *r, true);
+    for (const unsigned direction : {rtkit::ready::readable, rtkit::ready::writable})
+        if ((static_cast<unsigned>(want) & direction) && !(r->extra.polls_armed & direction))
+            arm_poll(own, *r, direction);
 }
 
 void uring_reactor::remove(int fd, rtkit::io_token) noexcept {
@@ -198,16 +204,16 @@ void uring_reactor::remove(int fd, rtkit::io_token) noexcept {
     table::entry* r = token ? table_.find(token) : nullptr;
     if (!r) return;
     uring_state& st = r->extra;
-    if (st.poll_armed || st.write_poll_armed || st.recv_armed || st.fixed_file) {
+    if (st.polls_armed || st.recv_armed || st.fixed_file) {
         // The polls, the recv and the registered-file slot hold a reference to
         // the file: end them now, so that the caller's close() really closes
-        // (the peer sees it at once). The last completions of the poll and the
-        // recv fail the generation check and are dropped.
+        // (the peer sees it at once). The last completions of the polls and
+        // the recv fail the generation check and are dropped.
         try {
-            for (const auto kind : {kind_poll, kind_poll_write}) {
-                if (!(kind == kind_poll ? st.poll_armed : st.write_poll_armed)) continue;
+            for (const unsigned direction : {rtkit::ready::readable, rtkit::ready::writable}) {
+                if (!(st.polls_armed & direction)) continue;
                 io_uring_sqe* sqe = next_sqe();
-                io_uring_prep_poll_remove(sqe, tagged(token, kind));
+                io_uring_prep_poll_remove(sqe, tagged(token, poll_kind(direction)));
                 io_uring_sqe_set_data64(sqe, kind_ignore);
             }
             if (st.recv_armed) {
@@ -252,7 +258,8 @@ std::size_t uring_reactor::handle(const io_uring_cqe& cqe, rtkit::readiness_sink
         case kind_poll_write: {
             table::entry* r = table_.find(token_of(data));
             if (!r) return 0;  // removed after the kernel posted it
-            ((data & 7) == kind_poll ? r->extra.poll_armed : r->extra.write_poll_armed) = false;
+            r->extra.polls_armed &=
+                (data & 7) == kind_poll_write ? ~rtkit::ready::writable : ~rtkit::ready::readable;
             if (cqe.res == -ECANCELED) return 0;
             const unsigned bits =
                 cqe.res < 0 ? rtkit::ready::error : ready_bits(static_cast<unsigned>(cqe.res));

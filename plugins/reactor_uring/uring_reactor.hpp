@@ -66,11 +66,12 @@ class uring_reactor final : public rtkit::reactor, public rtkit::completion_reac
     /// What the reactor keeps per registration beyond the table's own fields.
     struct uring_state {
         rtkit::io_token kernel_token = 0;  ///< what the kernel named it: readiness goes there
-        bool poll_armed = false;           ///< a one-shot read POLL_ADD is live in the kernel
-        bool write_poll_armed = false;     ///< a one-shot write POLL_ADD is live in the kernel
-        bool recv_armed = false;           ///< a multishot recv is live in the kernel
-        bool recv_cancel_sent = false;     ///< ...and asked to stop (too much queued)
-        bool fixed_file = false;           ///< installed in the registered-file slot of its index
+        /// ready::readable / ready::writable: a one-shot POLL_ADD for that
+        /// direction is live in the kernel.
+        unsigned polls_armed = 0;
+        bool recv_armed = false;        ///< a multishot recv is live in the kernel
+        bool recv_cancel_sent = false;  ///< ...and asked to stop (too much queued)
+        bool fixed_file = false;        ///< installed in the registered-file slot of its index
         /// The multishot recv's last word, to hand to the next reader once the
         /// queue is empty: 0 end of stream, < 0 a negated errno; 1 none.
         int end = 1;
@@ -93,8 +94,8 @@ class uring_reactor final : public rtkit::reactor, public rtkit::completion_reac
 
     /// A free submission entry, flushing the queue to the kernel when it is full.
     io_uring_sqe* next_sqe();
-    /// Arms a one-shot poll of `r` for writing (`write`) or for reading.
-    void arm_poll(rtkit::io_token token, table::entry& r, bool write);
+    /// Arms a one-shot poll of `r` for `direction` (ready::readable or ready::writable).
+    void arm_poll(rtkit::io_token token, table::entry& r, unsigned direction);
     /// The registered-file slot of registration `token` (its table index),
     /// queueing the update that installs its descriptor there first; -1 when
     /// it has none. Call it before taking the operation's submission entry.
