@@ -83,7 +83,6 @@ void multi_thread_driver::run_worker(worker& w) {
                 if (++polls % injector_check_interval == 0) take_injected(w);
                 continue;
             }
-            w.maintain();
             if (w.has_runnable()) continue;
             if (take_injected(w)) {
                 found_work();

@@ -257,10 +257,16 @@ void worker::carry_out(remote_request& request) {
 // --- Dispatch. ---
 
 bool worker::run_once() {
-    if (++tick_ == maintenance_interval || !tasks_in_.looks_empty() || !requests_in_.looks_empty())
-        maintain();
+    // What other threads sent (the inbox) and due timers wait for the
+    // maintenance turn, or for the lanes to run dry: no look at the inbox's
+    // shared cache lines on every poll.
+    if (++tick_ == maintenance_interval) maintain();
     schedulable* next = pop_lanes();
-    if (!next) return false;
+    if (!next) {
+        maintain();
+        next = pop_lanes();
+        if (!next) return false;
+    }
     execute(as_task(next));
     return true;
 }
@@ -289,7 +295,6 @@ void worker::run_until_drained(instant deadline) {
             if (++polls % drain_deadline_check_interval == 0 && now() >= deadline) return;
             continue;
         }
-        maintain();
         if (has_runnable()) continue;
         if (now() >= deadline) return;
         park(drained, deadline);

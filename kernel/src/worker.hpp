@@ -72,7 +72,9 @@ class worker {
     timer_handle arm_timer(instant deadline, waker w);
     void cancel_timer(timer_handle id) noexcept;
 
-    /// One dispatch turn: polls at most one task. False when nothing was runnable.
+    /// One dispatch turn: polls at most one task. Every maintenance_interval
+    /// turns, and whenever the lanes are empty, it first maintains (drains
+    /// the inbox, fires due timers). False when nothing was runnable even so.
     bool run_once();
     /// Dispatches until `stop()` is true or the runtime shuts down. When nothing
     /// is runnable it fires due timers and then either returns (return_when_idle)
@@ -187,8 +189,7 @@ namespace rtkit::detail {
 template <class Stop>
 void worker::run_loop_until(Stop&& stop, bool return_when_idle) {
     while (!group_.shutting_down() && !stop()) {
-        if (run_once()) continue;
-        maintain();
+        if (run_once()) continue;  // false: it maintained, and nothing was queued
         if (has_runnable()) continue;
         if (return_when_idle) {
             // Readiness that already arrived counts as runnable work; waiting for
