@@ -195,7 +195,10 @@ shutdown_report runtime::shutdown_timeout(duration bound) {
 }
 
 bool runtime::is_quiescent() const {
-    return core_->stopped.load(std::memory_order_acquire) || core_->live_tasks() == 0;
+    if (core_->stopped.load(std::memory_order_acquire)) return true;
+    // Queues first: a task on its way from a queue into a store is then
+    // found in one place or the other.
+    return !core_->group->spawns_in_flight() && core_->live_tasks() == 0;
 }
 
 const runtime_description& runtime::description() const noexcept {

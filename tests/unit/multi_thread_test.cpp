@@ -372,3 +372,33 @@ TEST_CASE("multi_thread: shutdown_timeout lets running work finish") {
     CHECK(done == 20);
     CHECK(report.cancelled == 0);
 }
+
+// A root runs on the caller's thread, so what it spawns waits in the injector
+// until a worker takes it: not in any task store yet, but alive all the same.
+TEST_CASE("multi_thread: a task spawned by a root that no worker took yet keeps it unquiescent") {
+    runtime rt(multi_thread(1));
+    std::atomic<int> ran{0};
+    int unquiescent_right_after = 0;
+    constexpr int rounds = 20;
+    for (int round = 0; round < rounds; ++round) {
+        const int before = ran.load();
+        rt.block_on([&]() -> task<void> {
+            join_handle<void> dropped = spawn([](std::atomic<int>& counter) -> task<void> {
+                ++counter;
+                co_return;
+            }(ran));
+            co_return;
+        }());
+        // Either the task is still alive, or it already ran.
+        if (!rt.is_quiescent())
+            ++unquiescent_right_after;
+        else
+            CHECK(ran.load() == before + 1);
+        const auto deadline = std::chrono::steady_clock::now() + 10s;
+        while (!rt.is_quiescent() && std::chrono::steady_clock::now() < deadline)
+            std::this_thread::yield();
+        REQUIRE(rt.is_quiescent());
+        CHECK(ran.load() == before + 1);
+    }
+    MESSAGE(unquiescent_right_after << " of " << rounds << " rounds found the task still alive");
+}

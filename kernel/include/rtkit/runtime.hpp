@@ -96,7 +96,8 @@ class runtime {
     /// shutdown it does nothing and reports zeros.
     shutdown_report shutdown_timeout(duration bound);
 
-    /// True when no task (including a running block_on root) is alive.
+    /// True when no task is alive: none in a worker's store, none spawned
+    /// from outside the workers and still queued, no running block_on root.
     bool is_quiescent() const;
 
     /// The flavor and the plugins in use.
