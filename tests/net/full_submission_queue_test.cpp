@@ -1,9 +1,9 @@
-// The uring reactor on an SQPOLL ring of 8 entries. There a kernel thread
-// takes the submission queue's entries when it runs, not when they are
-// submitted, so the queue can still be full just after a flush. Entries asked
-// for then (an operation's, or the re-armed eventfd READ behind wake()) must
-// wait for room instead of failing, and a wake() from another thread must
-// always end a blocking poll().
+// The uring reactor when its submission queue is full. On an SQPOLL ring of
+// 8 entries a kernel thread takes the queue's entries when it runs, not when
+// they are submitted, so the queue can still be full just after a flush:
+// entries asked for then (an operation's, or the re-armed eventfd READ behind
+// wake()) must wait for room instead of failing, and a wake() from another
+// thread must always end a blocking poll().
 #include <unistd.h>
 
 #include <array>
@@ -137,7 +137,7 @@ TEST_CASE("uring sqpoll: wake ends a blocking poll after its READ completed into
     REQUIRE(ops != nullptr);
     no_readiness sink;
     filled_pipes pipes;
-    for (int attempt = 0; attempt < 300; ++attempt) {
+    for (int attempt = 0; attempt < 3000; ++attempt) {
         INFO("attempt ", attempt);
         // One read, completed: the kernel thread has taken everything before
         // it, so the wake READ is in the kernel and the queue is empty.
