@@ -68,6 +68,7 @@ ring_settings settings_from(const rtkit::plugin_options& options) {
     s.entries = static_cast<unsigned>(options.get_int("entries"));
     s.sqpoll = options.get_bool("sqpoll");
     s.fail_probe_errno = static_cast<int>(options.get_int("test_fail_probe_errno"));
+    s.fail_wake_rearms = static_cast<unsigned>(options.get_int("test_fail_wake_rearms"));
     s.recv_buffers = static_cast<unsigned>(options.get_int("recv_buffers"));
     s.recv_buffer_size = static_cast<unsigned>(options.get_int("recv_buffer_size"));
     s.fixed_files = static_cast<unsigned>(options.get_int("fixed_files"));
@@ -130,6 +131,7 @@ uring_reactor::uring_reactor(const ring_settings& settings) {
         fixed_fd_values_ = std::make_unique<int[]>(slots);
     }
     arm_wake_read();
+    failing_wake_rearms_ = settings.fail_wake_rearms;  // only re-arms fail, not this first arm
 }
 
 uring_reactor::~uring_reactor() {
@@ -159,6 +161,11 @@ io_uring_sqe* uring_reactor::next_sqe() {
 }
 
 void uring_reactor::arm_wake_read() {
+    if (failing_wake_rearms_ > 0) {  // fault injection: as if next_sqe() failed
+        --failing_wake_rearms_;
+        throw std::system_error(EBUSY, std::generic_category(),
+                                "io_uring submission queue (test_fail_wake_rearms)");
+    }
     io_uring_sqe* sqe = next_sqe();
     io_uring_prep_read(sqe, wake_fd_, &wake_count_, sizeof wake_count_, 0);
     io_uring_sqe_set_data64(sqe, kind_wake);

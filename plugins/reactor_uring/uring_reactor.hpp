@@ -146,6 +146,7 @@ class uring_reactor final : public rtkit::reactor, public rtkit::completion_reac
     /// The READ is queued or in the kernel. Only false after its completion
     /// when no submission entry could be had for it; poll() re-arms it then.
     bool wake_read_armed_ = false;
+    unsigned failing_wake_rearms_ = 0;  ///< ring_settings::fail_wake_rearms still to inject
     table table_;
     bool readiness_kept_ = false;  ///< some entry's latched bits await deliver_kept()
     provided_buffers buffers_;

@@ -3,13 +3,16 @@
 // they are submitted, so the queue can still be full just after a flush:
 // entries asked for then (an operation's, or the re-armed eventfd READ behind
 // wake()) must wait for room instead of failing, and a wake() from another
-// thread must always end a blocking poll().
+// thread must always end a blocking poll(). Where the READ cannot be re-armed
+// at all (injected), poll() must still end for a wake() and never block forever.
 #include <unistd.h>
 
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -78,6 +81,38 @@ bool any_pending(const io_completion* done, int n) {
 /// Wakes `r` from another thread, as a runtime's other threads do.
 void wake_from_another_thread(reactor& r) {
     std::thread([&r] { r.wake(); }).join();
+}
+
+/// Whether `r.poll(timeout)` returns within 2 s. Bounded even for a poll that
+/// would never return: a watchdog thread then ends it by completing a read
+/// submitted on a pipe.
+bool poll_returns_promptly(reactor& r, completion_reactor_v1& ops, rtkit::duration timeout) {
+    std::array<int, 2> watchdog_pipe{};
+    REQUIRE(pipe(watchdog_pipe.data()) == 0);
+    char byte = 0;
+    io_completion watchdog_read;
+    ops.submit({io_opcode::read, watchdog_pipe[0], &byte, 1}, watchdog_read);
+    std::mutex lock;
+    std::condition_variable returned_changed;
+    bool returned = false;
+    std::thread watchdog([&] {
+        std::unique_lock held(lock);
+        if (!returned_changed.wait_for(held, 2s, [&] { return returned; }))
+            CHECK(write(watchdog_pipe[1], "w", 1) == 1);
+    });
+    no_readiness sink;
+    r.poll(timeout, sink);
+    {
+        std::lock_guard held(lock);
+        returned = true;
+    }
+    returned_changed.notify_one();
+    watchdog.join();
+    const bool prompt = watchdog_read.pending;  // the watchdog did not have to end it
+    ops.cancel(watchdog_read);
+    close(watchdog_pipe[0]);
+    close(watchdog_pipe[1]);
+    return prompt;
 }
 
 /// Echoes what arrives on `conn` until the peer closes it.
@@ -197,5 +232,30 @@ TEST_CASE("uring sqpoll: other threads wake a worker while its tiny ring is full
         pinger.join();
         REQUIRE(right.has_value());
         CHECK(*right == conversations);
+    }
+}
+
+TEST_CASE("uring: wakes end polls while the wake READ cannot be re-armed") {
+    for (const bool sqpoll : {false, true}) {
+        INFO("sqpoll = ", sqpoll);
+        auto r = plugin_loader().create_by_name<reactor>(
+            "uring", {{"sqpoll", sqpoll}, {"test_fail_wake_rearms", std::int64_t{3}}});
+        auto& ops =
+            *static_cast<completion_reactor_v1*>(r->query_interface(completion_reactor_v1_name));
+        // The READ completes; its re-arm fails (1 of 3).
+        wake_from_another_thread(*r);
+        CHECK(poll_returns_promptly(*r, ops, 5s));
+        // No READ in the kernel and no wake: an unbounded poll() retries the
+        // re-arm (2 of 3) and waits only briefly.
+        CHECK(poll_returns_promptly(*r, ops, rtkit::duration{-1}));
+        // A wake() meanwhile ends the next poll() at once (re-arm 3 of 3 fails).
+        wake_from_another_thread(*r);
+        CHECK(poll_returns_promptly(*r, ops, rtkit::duration{-1}));
+        // The re-arm succeeds; the eventfd still counts that wake, so the READ
+        // completes at once.
+        CHECK(poll_returns_promptly(*r, ops, rtkit::duration{-1}));
+        // Back to normal: a wake() ends a blocking poll().
+        wake_from_another_thread(*r);
+        CHECK(poll_returns_promptly(*r, ops, rtkit::duration{-1}));
     }
 }
