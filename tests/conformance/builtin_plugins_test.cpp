@@ -44,15 +44,10 @@ TEST_CASE("epoll passes its suite fetching one event per poll") {
         plugin_dir / "rtkit_reactor_epoll.so", {{"events_per_poll", std::int64_t{1}}}));
 }
 
-TEST_CASE(
-    "uring runs and passes the completion cases - also with whole recvs and plain files and "
-    "on an sqpoll ring") {
+TEST_CASE("uring runs and passes the completion cases - also with whole recvs and plain files") {
     const rtkit::option_table whole_recvs{{"recv_buffers", std::int64_t{0}},
                                           {"fixed_files", std::int64_t{0}}};
-    // The kernel thread of an SQPOLL ring takes submissions when it runs: the
-    // large cases fill the queue faster than that.
-    const rtkit::option_table sqpoll{{"sqpoll", true}};
-    for (const rtkit::option_table& options : {rtkit::option_table{}, whole_recvs, sqpoll}) {
+    for (const rtkit::option_table& options : {rtkit::option_table{}, whole_recvs}) {
         const auto r = rtkit::conformance::run_reactor_conformance(
             plugin_dir / "rtkit_reactor_uring.so", options);
         check_passed(r);
