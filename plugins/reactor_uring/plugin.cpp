@@ -11,6 +11,8 @@ constexpr rtkit_option_decl uring_options[] = {
      "a kernel thread polls the submission queue (costs a core while busy)"},
     {"test_fail_probe_errno", RTKIT_OPTION_INT, "0", 0, 4095, nullptr,
      "fault injection: when nonzero the probe fails with this errno (1 EPERM, 38 ENOSYS)"},
+    {"test_fail_wake_rearms", RTKIT_OPTION_INT, "0", 0, 4095, nullptr,
+     "fault injection: this many re-arms of the wake-up READ fail as if the queue stayed full"},
     {"recv_buffers", RTKIT_OPTION_INT, "256", 0, 32768, nullptr,
      "provided buffers for multishot recv, rounded down to a power of two (0: plain recv)"},
     {"recv_buffer_size", RTKIT_OPTION_INT, "4096", 64, 1048576, nullptr,
@@ -24,7 +26,7 @@ constexpr rtkit_plugin_descriptor uring_descriptor =
     rtkit::make_plugin_descriptor<rtkit::reactor, rtkit_uring::uring_reactor>(
         "uring", "1.0.0",
         "io_uring reactor: multishot-poll readiness plus whole accept/connect/recv/send/read/write",
-        uring_options, 6);
+        uring_options, 7);
 
 }  // namespace
 

@@ -13,6 +13,9 @@ struct ring_settings {
     /// Fault injection: when nonzero, the probe fails as if io_uring_setup had
     /// returned this errno (1 EPERM, 38 ENOSYS, ...), before touching the kernel.
     int fail_probe_errno = 0;
+    /// Fault injection: this many re-arms of the eventfd READ behind wake()
+    /// (after its completions) fail as if no submission entry could be had.
+    unsigned fail_wake_rearms = 0;
     /// Provided buffers for multishot recv (0: no buffered recv) and their size.
     unsigned recv_buffers = 256;
     unsigned recv_buffer_size = 4096;

@@ -68,6 +68,7 @@ ring_settings settings_from(const rtkit::plugin_options& options) {
     s.entries = static_cast<unsigned>(options.get_int("entries"));
     s.sqpoll = options.get_bool("sqpoll");
     s.fail_probe_errno = static_cast<int>(options.get_int("test_fail_probe_errno"));
+    s.fail_wake_rearms = static_cast<unsigned>(options.get_int("test_fail_wake_rearms"));
     s.recv_buffers = static_cast<unsigned>(options.get_int("recv_buffers"));
     s.recv_buffer_size = static_cast<unsigned>(options.get_int("recv_buffer_size"));
     s.fixed_files = static_cast<unsigned>(options.get_int("fixed_files"));
@@ -130,6 +131,7 @@ uring_reactor::uring_reactor(const ring_settings& settings) {
         fixed_fd_values_ = std::make_unique<int[]>(slots);
     }
     arm_wake_read();
+    failing_wake_rearms_ = settings.fail_wake_rearms;  // only re-arms fail, not this first arm
 }
 
 uring_reactor::~uring_reactor() {
@@ -145,14 +147,43 @@ io_uring_sqe* uring_reactor::next_sqe() {
     const int rc = io_uring_submit(&ring_);  // the queue is full: hand it over now
     if (rc < 0) throw std::system_error(-rc, std::generic_category(), "io_uring_submit");
     sqe = io_uring_get_sqe(&ring_);
+    // With SQPOLL the kernel thread takes the entries when it runs, not in
+    // io_uring_submit: wait until it has taken some (it never stops while
+    // entries are there).
+    while (!sqe && (ring_.flags & IORING_SETUP_SQPOLL)) {
+        const int waited = io_uring_sqring_wait(&ring_);
+        if (waited < 0 && waited != -EINTR)
+            throw std::system_error(-waited, std::generic_category(), "io_uring_sqring_wait");
+        sqe = io_uring_get_sqe(&ring_);
+    }
     if (!sqe) throw std::system_error(EBUSY, std::generic_category(), "io_uring submission queue");
     return sqe;
 }
 
 void uring_reactor::arm_wake_read() {
+    if (failing_wake_rearms_ > 0) {  // fault injection: as if next_sqe() failed
+        --failing_wake_rearms_;
+        throw std::system_error(EBUSY, std::generic_category(),
+                                "io_uring submission queue (test_fail_wake_rearms)");
+    }
     io_uring_sqe* sqe = next_sqe();
     io_uring_prep_read(sqe, wake_fd_, &wake_count_, sizeof wake_count_, 0);
     io_uring_sqe_set_data64(sqe, kind_wake);
+    wake_read_armed_ = true;
+}
+
+rtkit::duration uring_reactor::rearm_wake_read(rtkit::duration timeout) noexcept {
+    try {
+        arm_wake_read();
+        return timeout;  // a wake() since the READ completed makes it complete at once
+    } catch (...) {
+    }
+    // Still no entry: a wait now would not end for a wake(). Return at once
+    // for one that came already (its count waits in the eventfd), otherwise
+    // wait briefly, so that the next poll() tries again.
+    if (wake_pending_.exchange(false, std::memory_order_acq_rel)) return rtkit::duration{0};
+    constexpr rtkit::duration retry_after = std::chrono::milliseconds(1);
+    return timeout.count() < 0 ? retry_after : std::min(timeout, retry_after);
 }
 
 int uring_reactor::fixed_file(rtkit::io_token token, table::entry& r) {
@@ -277,12 +308,12 @@ std::size_t uring_reactor::handle(const io_uring_cqe& cqe, rtkit::readiness_sink
             // acq_rel: a wake() that saw the flag still set published its work
             // before this exchange, and this poll returns to the caller anyway.
             wake_pending_.exchange(false, std::memory_order_acq_rel);
+            wake_read_armed_ = false;
             try {
                 arm_wake_read();
             } catch (...) {
-                // No room even after a flush: the next wake() finds the flag
-                // clear, writes, and the eventfd is read when re-armed below.
-                wake_pending_.store(true, std::memory_order_release);
+                // No entry even after a flush: wakes keep writing the eventfd
+                // (its count adds up) and the next poll() re-arms the READ.
             }
             return 0;
         default:
@@ -313,6 +344,8 @@ void uring_reactor::deliver_kept(rtkit::readiness_sink& sink) noexcept {
 
 std::size_t uring_reactor::poll(rtkit::duration timeout, rtkit::readiness_sink& sink) {
     if (readiness_kept_) deliver_kept(sink);
+    if (!wake_read_armed_) [[unlikely]]
+        timeout = rearm_wake_read(timeout);
     int rc = 0;
     if (timeout.count() == 0) {
         // Enter the kernel only when there is something to submit or task

@@ -92,7 +92,9 @@ class uring_reactor final : public rtkit::reactor, public rtkit::completion_reac
     /// 29-bit generations: a poll's user data packs slot, generation and a 3-bit kind.
     using table = rtkit::reactor_support::registration_table<uring_state, 29>;
 
-    /// A free submission entry, flushing the queue to the kernel when it is full.
+    /// A free submission entry, flushing the queue to the kernel when it is
+    /// full (and, with SQPOLL, waiting for the kernel thread to take entries).
+    /// Throws std::system_error when the flush fails.
     io_uring_sqe* next_sqe();
     /// Arms a one-shot poll of `r` for `direction` (ready::readable or ready::writable).
     void arm_poll(rtkit::io_token token, table::entry& r, unsigned direction);
@@ -100,7 +102,12 @@ class uring_reactor final : public rtkit::reactor, public rtkit::completion_reac
     /// queueing the update that installs its descriptor there first; -1 when
     /// it has none. Call it before taking the operation's submission entry.
     int fixed_file(rtkit::io_token token, table::entry& r);
+    /// Queues the eventfd READ behind wake(); throws as next_sqe() does.
     void arm_wake_read();
+    /// For poll() when the READ could not be re-armed after it completed:
+    /// tries again, and failing that returns a bounded `timeout` (zero when a
+    /// wake() came meanwhile), since no wake() would end the wait.
+    rtkit::duration rearm_wake_read(rtkit::duration timeout) noexcept;
 
     // Buffered recv (multishot recv into provided buffers).
     /// Tries a multishot recv on a socketpair: false where the kernel lacks it.
@@ -133,7 +140,13 @@ class uring_reactor final : public rtkit::reactor, public rtkit::completion_reac
     io_uring ring_{};
     int wake_fd_ = -1;
     std::uint64_t wake_count_ = 0;  ///< the eventfd READ's buffer
+    /// Set by the wake() that writes the eventfd; the wakes after it skip the
+    /// write until the READ's completion (or poll(), see rearm_wake_read) clears it.
     std::atomic<bool> wake_pending_{false};
+    /// The READ is queued or in the kernel. Only false after its completion
+    /// when no submission entry could be had for it; poll() re-arms it then.
+    bool wake_read_armed_ = false;
+    unsigned failing_wake_rearms_ = 0;  ///< ring_settings::fail_wake_rearms still to inject
     table table_;
     bool readiness_kept_ = false;  ///< some entry's latched bits await deliver_kept()
     provided_buffers buffers_;

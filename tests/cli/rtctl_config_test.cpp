@@ -238,7 +238,7 @@ TEST_CASE("plugins info - test-only options are hidden unless --test-options ask
     CHECK(plain.status == 0);
     CHECK(contains(plain.out, "\n  entries "));
     CHECK_FALSE(contains(plain.out, "fail_probe_errno"));
-    CHECK(contains(plain.out, "\n(1 test-only option hidden: --test-options shows it)\n"));
+    CHECK(contains(plain.out, "\n(2 test-only options hidden: --test-options shows them)\n"));
 
     const auto all = run_rtctl({"plugins", "info", "uring", "--test-options"});
     CHECK(all.status == 0);
