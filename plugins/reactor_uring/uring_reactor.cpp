@@ -178,7 +178,7 @@ rtkit::duration uring_reactor::rearm_wake_read(rtkit::duration timeout) noexcept
         return timeout;  // a wake() since the READ completed makes it complete at once
     } catch (...) {
     }
-    // Still no entry: a wait now would not end for a wake(). Return at once
+    // No entry even after a flush: a wait now would not end for a wake(). Return at once
     // for one that came already (its count waits in the eventfd), otherwise
     // wait briefly, so that the next poll() tries again.
     if (wake_pending_.exchange(false, std::memory_order_acq_rel)) return rtkit::duration{0};
@@ -308,13 +308,9 @@ std::size_t uring_reactor::handle(const io_uring_cqe& cqe, rtkit::readiness_sink
             // acq_rel: a wake() that saw the flag still set published its work
             // before this exchange, and this poll returns to the caller anyway.
             wake_pending_.exchange(false, std::memory_order_acq_rel);
+            // The next poll() re-arms it before it waits; wakes meanwhile
+            // write the eventfd, whose count the new READ then takes at once.
             wake_read_armed_ = false;
-            try {
-                arm_wake_read();
-            } catch (...) {
-                // No entry even after a flush: wakes keep writing the eventfd
-                // (its count adds up) and the next poll() re-arms the READ.
-            }
             return 0;
         default:
             return 0;  // cancel / poll-remove results, liburing's internal timeouts
@@ -344,8 +340,7 @@ void uring_reactor::deliver_kept(rtkit::readiness_sink& sink) noexcept {
 
 std::size_t uring_reactor::poll(rtkit::duration timeout, rtkit::readiness_sink& sink) {
     if (readiness_kept_) deliver_kept(sink);
-    if (!wake_read_armed_) [[unlikely]]
-        timeout = rearm_wake_read(timeout);
+    if (!wake_read_armed_) timeout = rearm_wake_read(timeout);
     int rc = 0;
     if (timeout.count() == 0) {
         // Enter the kernel only when there is something to submit or task

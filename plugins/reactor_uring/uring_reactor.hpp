@@ -104,8 +104,8 @@ class uring_reactor final : public rtkit::reactor, public rtkit::completion_reac
     int fixed_file(rtkit::io_token token, table::entry& r);
     /// Queues the eventfd READ behind wake(); throws as next_sqe() does.
     void arm_wake_read();
-    /// For poll() when the READ could not be re-armed after it completed:
-    /// tries again, and failing that returns a bounded `timeout` (zero when a
+    /// For poll() once the READ has completed: arms it again, and failing
+    /// that (no submission entry) returns a bounded `timeout` (zero when a
     /// wake() came meanwhile), since no wake() would end the wait.
     rtkit::duration rearm_wake_read(rtkit::duration timeout) noexcept;
 
@@ -141,10 +141,10 @@ class uring_reactor final : public rtkit::reactor, public rtkit::completion_reac
     int wake_fd_ = -1;
     std::uint64_t wake_count_ = 0;  ///< the eventfd READ's buffer
     /// Set by the wake() that writes the eventfd; the wakes after it skip the
-    /// write until the READ's completion (or poll(), see rearm_wake_read) clears it.
+    /// write until the READ's completion (or rearm_wake_read) clears it.
     std::atomic<bool> wake_pending_{false};
-    /// The READ is queued or in the kernel. Only false after its completion
-    /// when no submission entry could be had for it; poll() re-arms it then.
+    /// The READ is queued or in the kernel; false from its completion until
+    /// poll() re-arms it.
     bool wake_read_armed_ = false;
     unsigned failing_wake_rearms_ = 0;  ///< ring_settings::fail_wake_rearms still to inject
     table table_;

@@ -242,19 +242,18 @@ TEST_CASE("uring: wakes end polls while the wake READ cannot be re-armed") {
             "uring", {{"sqpoll", sqpoll}, {"test_fail_wake_rearms", std::int64_t{3}}});
         auto& ops =
             *static_cast<completion_reactor_v1*>(r->query_interface(completion_reactor_v1_name));
-        // The READ completes; its re-arm fails (1 of 3).
+        // The READ completes.
         wake_from_another_thread(*r);
         CHECK(poll_returns_promptly(*r, ops, 5s));
-        // No READ in the kernel and no wake: an unbounded poll() retries the
-        // re-arm (2 of 3) and waits only briefly.
+        // No READ in the kernel and no wake: an unbounded poll() fails to
+        // re-arm it (1 of 3) and waits only briefly.
         CHECK(poll_returns_promptly(*r, ops, rtkit::duration{-1}));
-        // A wake() meanwhile ends the next poll() at once (re-arm 3 of 3 fails).
+        // A wake() meanwhile ends the next poll() at once (re-arm 2 of 3 fails).
         wake_from_another_thread(*r);
         CHECK(poll_returns_promptly(*r, ops, rtkit::duration{-1}));
-        // The re-arm succeeds; the eventfd still counts that wake, so the READ
-        // completes at once.
+        // Re-arm 3 of 3 fails: again only a brief wait.
         CHECK(poll_returns_promptly(*r, ops, rtkit::duration{-1}));
-        // Back to normal: a wake() ends a blocking poll().
+        // The re-arm succeeds: a wake() ends a blocking poll().
         wake_from_another_thread(*r);
         CHECK(poll_returns_promptly(*r, ops, rtkit::duration{-1}));
     }
