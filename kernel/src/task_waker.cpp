@@ -90,7 +90,8 @@ void task_header::destroy_frame() {
     // The header lives in the frame; a suspended frame's destructors (a
     // timeout scope) still use the extras, so they go last.
     task_extras* const owned_extras = extras.load(std::memory_order_acquire);
-    if (owned_extras && owned_extras->unobserved_failure)
+    if (owned_extras && owned_extras->unobserved_failure &&
+        !(state.load(std::memory_order_relaxed) & task_state::outcome_owned))
         report_unobserved_failure(id, owned_extras->unobserved_failure);
     frame().destroy();
     delete owned_extras;

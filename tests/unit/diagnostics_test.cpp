@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "../support/stderr_capture.hpp"
+#include "rtkit/combinators.hpp"
 #include "rtkit/diagnostics.hpp"
 #include "test_support.hpp"
 
@@ -171,4 +172,52 @@ TEST_CASE("diagnostics: the default hook writes one line on stderr") {
     report_diagnostic({diagnostic_kind::tasks_leaked, "three tasks leaked"});
     CHECK(err.text() == "rtkit: three tasks leaked\n");
     set_diagnostic_hook(std::move(previous));
+}
+
+namespace {
+
+/// Waits until cancelled, then fails: a task that fails as its caller gives up.
+template <class T>
+task<T> fails_when_cancelled(std::atomic<int>& started, std::atomic<int>& failed) {
+    ++started;
+    try {
+        co_await sleep(std::chrono::hours(1));
+    } catch (const task_cancelled&) {
+        ++failed;
+        throw std::runtime_error("failed while being cancelled");
+    }
+    co_return T{};
+}
+
+}  // namespace
+
+TEST_CASE("diagnostics: join_all and race cancelled by their caller drop their tasks' failures") {
+    // The combinators own their tasks' outcomes: when the caller is
+    // cancelled, what the tasks end with (here a failure thrown as they
+    // unwind) goes with the combinator's own cancelled outcome.
+    recorded_diagnostics diagnostics;
+    runtime rt;
+    std::atomic<int> started{0}, failed{0};
+    rt.block_on([&]() -> task<void> {
+        auto racer = spawn([](std::atomic<int>& s, std::atomic<int>& f) -> task<int> {
+            std::vector<task<int>> ts;
+            ts.push_back(fails_when_cancelled<int>(s, f));
+            ts.push_back(fails_when_cancelled<int>(s, f));
+            co_return (co_await race(std::move(ts))).value();
+        }(started, failed));
+        auto joiner = spawn([](std::atomic<int>& s, std::atomic<int>& f) -> task<void> {
+            std::vector<task<int>> ts;
+            ts.push_back(fails_when_cancelled<int>(s, f));
+            ts.push_back(fails_when_cancelled<int>(s, f));
+            (void)co_await join_all(std::move(ts));
+        }(started, failed));
+        co_await yield_until([&] { return started == 4; });
+        racer.cancel();
+        joiner.cancel();
+        CHECK((co_await std::move(racer)).is_cancelled());
+        CHECK((co_await std::move(joiner)).is_cancelled());
+    }());
+    rt.shutdown();
+    CHECK(failed == 4);
+    CHECK(diagnostics.count() == 0);
 }

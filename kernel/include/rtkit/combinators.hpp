@@ -94,8 +94,10 @@ struct join_all_body {
     task<outcome<values_type>> operator()(cx scope) {
         std::vector<join_handle<T>> handles;
         handles.reserve(tasks.size());
-        for (task<T>& t : tasks)
+        for (task<T>& t : tasks) {
             handles.push_back(scope.spawn(std::move(t)));
+            own_outcome(*handles.back().record());
+        }
         std::vector<outcome<T>> outcomes;
         outcomes.reserve(handles.size());
         for (join_handle<T>& h : handles)
@@ -127,6 +129,7 @@ struct race_body {
         for (task<T>& t : tasks) {
             handles.push_back(scope.spawn(std::move(t)));
             records.push_back(handles.back().record());
+            own_outcome(*records.back());
         }
         std::size_t winner = co_await any_finished_awaiter(std::move(records));
         for (std::size_t i = 0; i < handles.size(); ++i)
@@ -146,7 +149,7 @@ struct race_body {
 /// with every value, in order, when all are ok (outcome<void> for tasks of
 /// void); otherwise the most severe outcome among them (the first one of that
 /// severity). If the caller is cancelled meanwhile, the tasks are cancelled and
-/// drained first.
+/// drained first, and what they ended with is dropped (even a failure).
 template <class T>
 task<outcome<typename detail::join_all_values<T>::type>> join_all(std::vector<task<T>> tasks) {
     return cx::current().region(detail::join_all_body<T>{std::move(tasks)});
@@ -155,7 +158,8 @@ task<outcome<typename detail::join_all_values<T>::type>> join_all(std::vector<ta
 /// Runs every task at once, in a child region, and returns the outcome of the
 /// first to finish (the lowest index among those finished together). The
 /// losers are cancelled and drained before race returns, so none outlives it;
-/// the same happens to all of them if the caller is cancelled.
+/// the same happens to all of them if the caller is cancelled, and what they
+/// ended with is dropped then (even a failure).
 template <class T>
 task<outcome<T>> race(std::vector<task<T>> tasks) {
     return cx::current().region(detail::race_body<T>{std::move(tasks)});

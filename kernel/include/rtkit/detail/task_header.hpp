@@ -48,6 +48,10 @@ inline constexpr std::uint32_t root = 1u << 7;        ///< a block_on root, poll
 inline constexpr std::uint32_t root_woken = 1u << 8;  ///< the root's caller should poll it again
 inline constexpr std::uint32_t local =
     1u << 9;  ///< thread-affine: polled only on task_extras::local_owner
+/// Spawned by a combinator (join_all, race) that owns its outcome: a failure
+/// the combinator did not take, because its caller cancelled it first, goes
+/// with the combinator's cancelled outcome instead of being reported.
+inline constexpr std::uint32_t outcome_owned = 1u << 10;
 }  // namespace task_state
 
 /// Scheduling record embedded in every task's coroutine promise, so a spawned
@@ -138,11 +142,15 @@ bool wake_if_polled_here(task_header* task) noexcept;
 /// Failures nobody observes. A spawned task that ends by throwing notes the
 /// exception (note_failure); taking its outcome clears the note
 /// (outcome_taken); a note still there when the frame is destroyed is
-/// reported as a diagnostic.
+/// reported as a diagnostic, unless a combinator owns the outcome.
 void note_failure(task_header& task) noexcept;
 void forget_failure(task_header& task) noexcept;
 inline void outcome_taken(task_header& task) noexcept {
     if (task.extras.load(std::memory_order_relaxed)) forget_failure(task);
+}
+/// Marks a task a combinator spawned (task_state::outcome_owned).
+inline void own_outcome(task_header& task) noexcept {
+    task.state.fetch_or(task_state::outcome_owned, std::memory_order_relaxed);
 }
 
 /// Moves a finished block_on root's outcome out of its promise into `into`
