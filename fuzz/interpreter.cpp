@@ -14,11 +14,11 @@
 //
 // Bounds, so that each input ends within tens of milliseconds: a step
 // budget of 1,000 (a loop that never waits ends with the budget's error) and
-// a time limit of 50 ms (interpreter_options::max_time), which ends
+// a time limit of 25 ms (interpreter_options::max_time), which ends
 // everything else that could take long: `sleep 1000s`, a `timeout` of a
 // computed duration, `spin`, an `accept` no client comes to. The deadlock
-// watch looks every 10 ms (interpreter_options::deadlock_watch_period), so a
-// deadlock is reported as such, within 30 ms, before the time limit.
+// watch looks every 5 ms (interpreter_options::deadlock_watch_period), so a
+// deadlock is reported as such, within 15 ms, before the time limit.
 // What the script prints is counted, not kept, and what it holds in memory
 // is capped: a thread stops the script (interpreter::stop) when the heap
 // grows by more than 256 MiB, since 1,000 statements can otherwise hold a
@@ -77,8 +77,8 @@ constexpr std::string_view source_name = "fuzz.rts";
 // Under the sanitizers a step takes 3 to 100 microseconds (a spawn is the
 // dearest): these bounds are what sets the harness's speed (README.md).
 constexpr std::uint64_t step_budget = 1'000;
-constexpr rtkit::duration time_limit = 50ms;
-constexpr rtkit::duration deadlock_watch_period = 10ms;
+constexpr rtkit::duration time_limit = 25ms;
+constexpr rtkit::duration deadlock_watch_period = 5ms;
 constexpr std::size_t heap_cap_bytes = 256u << 20;
 /// What the error stream keeps; a script can print more (one error per
 /// failed task, each with a message up to 1 MiB), and the rest is counted.

@@ -58,4 +58,15 @@ task_places deadlock_watch::waiting_tasks() const {
     return found;
 }
 
+task_places deadlock_watch::running_tasks() const {
+    task_places found;
+    std::lock_guard guard(lock_);
+    for (const task_waits* task : tasks_)
+        if (const script::source_pos* at = task->running_at.load(std::memory_order_relaxed);
+            at && task->waiting_at.line == 0)
+            found.emplace_back(task->identity, *at);
+    sort_by_position(found);
+    return found;
+}
+
 }  // namespace rtkit::interp

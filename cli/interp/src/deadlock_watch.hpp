@@ -1,6 +1,7 @@
 #pragma once
 // rtkit::interp::deadlock_watch: notices when every task of a script waits
 // for another one, so that none can go on and the script would hang.
+#include <atomic>
 #include <cstddef>
 #include <mutex>
 #include <string>
@@ -19,6 +20,9 @@ struct task_waits {
     /// Open `timeout` blocks: a wait inside one ends on its own (its timer
     /// fires), so it does not count. Only the task itself touches this.
     unsigned timeouts = 0;
+    /// The statement the task started last (a position inside the program,
+    /// which outlives the task), or null: written by the task, read by the watch.
+    std::atomic<const script::source_pos*> running_at{nullptr};
 };
 
 /// Tasks, each with the statement where it waits.
@@ -74,6 +78,10 @@ class deadlock_watch {
 
     /// Every task that waits now, whatever for, with where it waits.
     task_places waiting_tasks() const;
+
+    /// Every task that does not wait now, with the statement it started
+    /// last (a task that has started none is left out).
+    task_places running_tasks() const;
 
   private:
     mutable std::mutex lock_;

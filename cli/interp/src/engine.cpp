@@ -11,12 +11,18 @@ namespace rtkit::interp {
 namespace {
 
 /// One note per task, at the statement where it waits.
-std::string wait_notes(const task_places& tasks) {
+/// One note per task: "task 'NAME' VERB here", or "the top level VERB here".
+std::string task_notes(const task_places& tasks, const std::string& verb) {
     std::string text;
     for (const auto& [task, where] : tasks)
-        text += script::format_note(where, task->parent ? "task '" + task->name + "' waits here"
-                                                        : std::string("the top level waits here"));
+        text += script::format_note(
+            where, (task->parent ? "task '" + task->name + "' " : std::string("the top level ")) +
+                       verb + " here");
     return text;
+}
+
+std::string wait_notes(const task_places& tasks) {
+    return task_notes(tasks, "waits");
 }
 
 std::string time_limit_message(rtkit::duration limit) {
@@ -128,7 +134,8 @@ void engine::report_text(const std::string& text) {
     ++errors_;
 }
 
-void engine::step(const task_state& task, script::source_pos where) {
+void engine::step(task_state& task, const script::source_pos& where) {
+    task.running_at.store(&where, std::memory_order_relaxed);
     const std::uint64_t done = steps_.fetch_add(1, std::memory_order_relaxed);
     if (options_.max_steps == 0 || done < options_.max_steps) {
         if (time_up_.load(std::memory_order_relaxed)) out_of_time(task, where);
@@ -201,19 +208,21 @@ rtkit::task<void> engine::watch_time_limit() {
     // A task that runs statements reports at its next one (step() and spin
     // look at time_up_); tasks that wait are reported here, where they wait.
     time_up_.store(true, std::memory_order_relaxed);
-    constexpr auto period = std::chrono::milliseconds(10);
-    constexpr int looks = 100;  // then report even without a place to name
+    // Tasks that neither reach a statement nor wait for this many looks (held
+    // up in a long builtin, or given no thread) are named where they run.
+    constexpr int looks = 100;
     for (int look = 1;; ++look) {
         if (time_limit_reported_.load()) co_return;
         const auto waiting = deadlocks_.waiting_tasks();
         if (!waiting.empty() || look == looks) {
             if (time_limit_reported_.exchange(true)) co_return;
             report_text("error: " + time_limit_message(options_.max_time) + '\n' +
-                        wait_notes(waiting));
+                        wait_notes(waiting) +
+                        task_notes(deadlocks_.running_tasks(), "is running a statement"));
             stop(time_limit_passed.message);
             co_return;
         }
-        co_await rtkit::sleep(period);
+        co_await rtkit::sleep(options_.deadlock_watch_period / 10);
     }
 }
 

@@ -91,8 +91,9 @@ class engine {
     /// never waits can still be cancelled). The step past the budget reports
     /// the error (at `where`) and stops the script; it and every later one
     /// throw task_cancelled, so the tasks unwind without more messages.
-    /// Once the time limit passed, the step calls out_of_time.
-    void step(const task_state& task, script::source_pos where);
+    /// Once the time limit passed, the step calls out_of_time. `where` is a
+    /// node's position in the program: the task remembers it as where it runs.
+    void step(task_state& task, const script::source_pos& where);
     /// Reports, unless reported already, that the time limit passed while
     /// `task` ran the statement at `where`; stops the script and throws
     /// task_cancelled.

@@ -28,14 +28,17 @@ struct interpreter_options {
     /// The time limit, on the runtime's clock from the start of run(); zero
     /// means none. A script still running then is stopped with an error at
     /// the statement that runs or the statements that wait (a `sleep`, an
-    /// `accept`...), whatever they wait for, and every task is cancelled.
+    /// `accept`...), whatever they wait for, and every task is cancelled. A
+    /// task that does neither for ten deadlock watch periods (a long builtin)
+    /// is named at the statement it runs.
     rtkit::duration max_time{0};
     /// How often the deadlock watch looks whether every task waits for
     /// another. It reports a deadlock at the second look in a row that finds
     /// so with no statement run between them: two to three periods after the
     /// tasks got stuck. Shorter finds a deadlock sooner, and costs a wake-up
-    /// per period. Must be positive (the constructor throws
-    /// std::invalid_argument otherwise).
+    /// per period. Past the time limit, the watch looks ten times per period
+    /// for the tasks to report (see max_time). Must be positive (the
+    /// constructor throws std::invalid_argument otherwise).
     rtkit::duration deadlock_watch_period = default_deadlock_watch_period;
 };
 
