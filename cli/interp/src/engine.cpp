@@ -1,5 +1,6 @@
 #include "engine.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -210,15 +211,17 @@ rtkit::task<void> engine::watch_time_limit() {
     time_up_.store(true, std::memory_order_relaxed);
     // Tasks that neither reach a statement nor wait for this many looks (held
     // up in a long builtin, or given no thread) are named where they run.
+    // With no task to name (the script ended, and run() is about to cancel
+    // this watch), there is nothing to report: the looks go on.
     constexpr int looks = 100;
-    for (int look = 1;; ++look) {
+    for (int look = 1;; look = std::min(look + 1, looks)) {
         if (time_limit_reported_.load()) co_return;
         const auto waiting = deadlocks_.waiting_tasks();
-        if (!waiting.empty() || look == looks) {
+        const auto running = look >= looks ? deadlocks_.running_tasks() : task_places{};
+        if (!waiting.empty() || !running.empty()) {
             if (time_limit_reported_.exchange(true)) co_return;
             report_text("error: " + time_limit_message(options_.max_time) + '\n' +
-                        wait_notes(waiting) +
-                        task_notes(deadlocks_.running_tasks(), "is running a statement"));
+                        wait_notes(waiting) + task_notes(running, "is running a statement"));
             stop(time_limit_passed.message);
             co_return;
         }
