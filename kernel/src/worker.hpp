@@ -153,7 +153,9 @@ class worker {
     void complete(task_header* task);
     void carry_out(remote_request& request);
     schedulable* pop_lanes() noexcept;
-    void push_lanes(task_header* task, lane which) noexcept;
+    /// Pushes `task` into its lane (cancel once its cancellation was
+    /// requested, ready otherwise): push() for this file's dispatch path.
+    void enqueue(task_header* task) noexcept;
 
     worker_group& group_;
     const std::uint16_t index_;
