@@ -41,9 +41,6 @@ void mark_root_complete(task_header* root) noexcept {
     else
         root->state.fetch_or(task_state::complete, std::memory_order_acq_rel);
 }
-bool root_wake_pending(const task_header* root) noexcept {
-    return root->state.load(std::memory_order_seq_cst) & task_state::root_woken;
-}
 void set_root_wake(task_header* root) noexcept {
     root->state.fetch_or(task_state::root_woken, std::memory_order_relaxed);
 }
@@ -426,7 +423,8 @@ std::exception_ptr current_thread_driver::drive_root_on(worker& w, root_referenc
             } else if (cancel_sent) {
                 wait_root_wake(root);  // the worker no longer dispatches
             } else {
-                w.run_loop_until([&] { return root_wake_pending(root); }, false);
+                // Until the root is woken (a wake sets the flag with seq_cst).
+                w.run_loop_until(stop_when_set{root->state, task_state::root_woken}, false);
             }
         }
         mark_root_complete(root);

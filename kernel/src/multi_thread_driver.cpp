@@ -18,7 +18,7 @@ constexpr std::size_t injector_batch = 32;
 constexpr std::size_t steal_batch = 128;
 /// A busy worker also looks at the injector every this many polls, so work
 /// from outside is not starved by work that keeps spawning locally.
-constexpr unsigned injector_check_interval = 61;
+constexpr std::size_t injector_check_interval = 61;
 /// Rounds a worker thread gives its local tasks to unwind at shutdown.
 constexpr int local_unwind_rounds = 1000;
 
@@ -63,7 +63,6 @@ void multi_thread_driver::start() {
 void multi_thread_driver::run_worker(worker& w) {
     scoped_driving here(&w.get_handle());
     bool searching = false;
-    unsigned polls = 0;
     // A worker stops counting as searching as soon as it has found work, before
     // it runs any: a task may run for long, and while anyone counts as
     // searching, new work wakes nobody. The last searcher to stop wakes
@@ -79,8 +78,8 @@ void multi_thread_driver::run_worker(worker& w) {
                 w.maintain();  // what its inbox brought counts as found
                 if (w.queued() > 0) found_work();
             }
-            if (w.run_once()) {
-                if (++polls % injector_check_interval == 0) take_injected(w);
+            if (const std::size_t polled = w.run_batch(injector_check_interval)) {
+                if (polled == injector_check_interval) take_injected(w);
                 continue;
             }
             if (w.has_runnable()) continue;

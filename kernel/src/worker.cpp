@@ -258,7 +258,7 @@ void worker::carry_out(remote_request& request) {
 
 // --- Dispatch. ---
 
-bool worker::run_once() {
+[[gnu::always_inline]] inline bool worker::poll_next() {
     // What other threads sent (the inbox) and due timers wait for the
     // maintenance turn, or for the lanes to run dry: no look at the inbox's
     // shared cache lines on every poll.
@@ -271,6 +271,19 @@ bool worker::run_once() {
     }
     execute(as_task(next));
     return true;
+}
+
+bool worker::run_once() {
+    return poll_next();
+}
+
+std::size_t worker::run_batch(std::size_t limit, const stop_when_set* until) {
+    std::size_t polls = 0;
+    while (polls < limit && poll_next()) {
+        ++polls;
+        if (until && (*until)()) break;
+    }
+    return polls;
 }
 
 void worker::maintain() {
@@ -303,7 +316,7 @@ void worker::run_until_drained(instant deadline) {
     }
 }
 
-void worker::execute(task_header* task) {
+[[gnu::always_inline]] inline void worker::execute(task_header* task) {
     using namespace task_state;
     if (task->state.load(std::memory_order_relaxed) & local) {
         task_extras* extras = task->extras.load(std::memory_order_relaxed);

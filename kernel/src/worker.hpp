@@ -1,9 +1,12 @@
 #pragma once
 // One worker: its lanes, timers, task store and inbox, and the dispatch loop
 // that pops a task and polls it.
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <thread>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -20,6 +23,15 @@
 namespace rtkit::detail {
 
 class worker_group;
+
+/// A stop condition for worker::run_loop_until: one of `bits` is set in
+/// `word` (a block_on root's wake flag). The loop then checks it after each
+/// poll from inside the worker's own dispatch loop (run_batch).
+struct stop_when_set {
+    const std::atomic<std::uint32_t>& word;
+    std::uint32_t bits;
+    bool operator()() const noexcept { return word.load(std::memory_order_seq_cst) & bits; }
+};
 
 /// A worker owns a lane policy, a timer driver and a task store, and runs
 /// tasks. Exactly one thread drives it at a time (the thread whose
@@ -76,6 +88,11 @@ class worker {
     /// turns, and whenever the lanes are empty, it first maintains (drains
     /// the inbox, fires due timers). False when nothing was runnable even so.
     bool run_once();
+    /// Dispatch turns, one after the other, until `limit` polls were made,
+    /// nothing was runnable, or `until` holds (looked at after each poll).
+    /// Returns the number of polls. Staying in one loop here spares a busy
+    /// run a call per poll.
+    std::size_t run_batch(std::size_t limit, const stop_when_set* until = nullptr);
     /// Dispatches until `stop()` is true or the runtime shuts down. When nothing
     /// is runnable it fires due timers and then either returns (return_when_idle)
     /// or parks in the reactor until the next deadline or a wake (the
@@ -87,8 +104,6 @@ class worker {
     /// run (so self-waking tasks cannot hold it). When idle it waits in the
     /// reactor, no later than `deadline`.
     void run_until_drained(instant deadline);
-    /// Polls `task` once, now.
-    void execute(task_header* task);
     /// Moves what the inbox holds into the lanes and carries out the requests.
     void drain_inbox();
     /// Teardown only, after retire: the timer driver goes, with the wakers it
@@ -153,6 +168,10 @@ class worker {
     void complete(task_header* task);
     void carry_out(remote_request& request);
     schedulable* pop_lanes() noexcept;
+    /// One dispatch turn (run_once), inlined into the dispatch loops.
+    bool poll_next();
+    /// Polls `task` once, now.
+    void execute(task_header* task);
     /// Pushes `task` into its lane (cancel once its cancellation was
     /// requested, ready otherwise): push() for this file's dispatch path.
     void enqueue(task_header* task) noexcept;
@@ -191,7 +210,13 @@ namespace rtkit::detail {
 template <class Stop>
 void worker::run_loop_until(Stop&& stop, bool return_when_idle) {
     while (!group_.shutting_down() && !stop()) {
-        if (run_once()) continue;  // false: it maintained, and nothing was queued
+        // False: it maintained, and nothing was queued.
+        bool polled;
+        if constexpr (std::is_same_v<std::remove_cvref_t<Stop>, stop_when_set>)
+            polled = run_batch(maintenance_interval, &stop) > 0;
+        else
+            polled = run_once();
+        if (polled) continue;
         if (has_runnable()) continue;
         if (return_when_idle) {
             // Readiness that already arrived counts as runnable work; waiting for
