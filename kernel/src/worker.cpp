@@ -12,10 +12,6 @@ namespace {
 /// A draining worker busy with runnable tasks looks at the clock every this
 /// many polls.
 constexpr unsigned drain_deadline_check_interval = 16;
-/// Where a task sits in a worker's lanes: the worker's index, with this bit
-/// when it is in the cancel lane.
-constexpr std::uint16_t in_cancel_lane = 0x8000;
-
 task_header* as_task(schedulable* s) noexcept {
     return static_cast<task_header*>(s);
 }
@@ -40,18 +36,8 @@ void worker::lock_from_now() noexcept {
 // --- Lanes. With thieves around (several workers), every call on the policy
 // is made under lanes_lock_. ---
 
-// The dispatch path (run_once, execute) inlines these two: a yield goes
-// through both, and their calls cost a sixth of its instructions.
-[[gnu::always_inline]] inline void worker::enqueue(task_header* task) noexcept {
-    const bool cancel = task->state.load(std::memory_order_relaxed) & task_state::cancel_requested;
-    const std::uint16_t where = cancel ? (index_ | in_cancel_lane) : index_;
-    if (shared_) lanes_lock_.lock();
-    lanes_->push(task, cancel ? lane::cancel : lane::ready);
-    task->lanes_of.store(where, std::memory_order_relaxed);
-    queued_.store(queued_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    if (shared_) lanes_lock_.unlock();
-}
-
+// The dispatch path (run_once, execute) inlines the pop, as it does the
+// push (inline in the header): a yield goes through both.
 [[gnu::always_inline]] inline schedulable* worker::pop_lanes() noexcept {
     if (shared_) lanes_lock_.lock();
     schedulable* next = lanes_->pop();
@@ -61,10 +47,6 @@ void worker::lock_from_now() noexcept {
     }
     if (shared_) lanes_lock_.unlock();
     return next;
-}
-
-void worker::push(task_header* task) noexcept {
-    enqueue(task);
 }
 
 void worker::take_in(task_header* task) {
@@ -349,7 +331,7 @@ void worker::run_until_drained(instant deadline) {
     if (task->yielded) {
         task->yielded = false;
         task->requeued_running = true;
-        enqueue(task);
+        push(task);
         return;
     }
     std::uint32_t s = task->state.load(std::memory_order_relaxed);
@@ -357,7 +339,7 @@ void worker::run_until_drained(instant deadline) {
     do {  // running -> idle, or back to scheduled if woken while running
         next = (s & notified) ? (s & ~(running | notified)) | scheduled : s & ~running;
     } while (!task->state.compare_exchange_weak(s, next, std::memory_order_acq_rel));
-    if (s & notified) enqueue(task);
+    if (s & notified) push(task);
 }
 
 void worker::complete(task_header* task) {

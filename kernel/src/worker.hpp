@@ -172,9 +172,9 @@ class worker {
     bool poll_next();
     /// Polls `task` once, now.
     void execute(task_header* task);
-    /// Pushes `task` into its lane (cancel once its cancellation was
-    /// requested, ready otherwise): push() for this file's dispatch path.
-    void enqueue(task_header* task) noexcept;
+    /// Where a task sits in a worker's lanes (task_header::lanes_of): the
+    /// worker's index, with this bit when it is in the cancel lane.
+    static constexpr std::uint16_t in_cancel_lane = 0x8000;
 
     worker_group& group_;
     const std::uint16_t index_;
@@ -206,6 +206,18 @@ class worker {
 #include "worker_group.hpp"
 
 namespace rtkit::detail {
+
+// Inline: wakes on the worker's own thread push from other files, and a
+// call per wake was a noticeable part of a channel round trip.
+inline void worker::push(task_header* task) noexcept {
+    const bool cancel = task->state.load(std::memory_order_relaxed) & task_state::cancel_requested;
+    const std::uint16_t where = cancel ? (index_ | in_cancel_lane) : index_;
+    if (shared_) lanes_lock_.lock();
+    lanes_->push(task, cancel ? lane::cancel : lane::ready);
+    task->lanes_of.store(where, std::memory_order_relaxed);
+    queued_.store(queued_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    if (shared_) lanes_lock_.unlock();
+}
 
 template <class Stop>
 void worker::run_loop_until(Stop&& stop, bool return_when_idle) {
