@@ -417,13 +417,14 @@ std::exception_ptr current_thread_driver::drive_root_on(worker& w, root_referenc
                     root->yielded = false;
                     set_root_wake(root);
                 }
-                // One dispatch turn between root polls, so a self-waking root
-                // does not starve spawned work.
-                w.run_once();
+                // A batch of dispatch turns between root polls, as a busy
+                // worker maintains: a self-waking root does not starve spawned
+                // work, and a root that joins many tasks finds them done.
+                w.run_batch(worker::maintenance_interval);
             } else if (cancel_sent) {
                 wait_root_wake(root);  // the worker no longer dispatches
             } else {
-                // Until the root is woken (a wake sets the flag with seq_cst).
+                // Until the root is woken: looked at between dispatch batches.
                 w.run_loop_until(stop_when_set{root->state, task_state::root_woken}, false);
             }
         }

@@ -259,12 +259,10 @@ bool worker::run_once() {
     return poll_next();
 }
 
-std::size_t worker::run_batch(std::size_t limit, const stop_when_set* until) {
+std::size_t worker::run_batch(std::size_t limit) {
     std::size_t polls = 0;
-    while (polls < limit && poll_next()) {
+    while (polls < limit && poll_next())
         ++polls;
-        if (until && (*until)()) break;
-    }
     return polls;
 }
 

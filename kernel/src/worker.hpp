@@ -24,9 +24,10 @@ namespace rtkit::detail {
 
 class worker_group;
 
-/// A stop condition for worker::run_loop_until: one of `bits` is set in
-/// `word` (a block_on root's wake flag). The loop then checks it after each
-/// poll from inside the worker's own dispatch loop (run_batch).
+/// A stop condition for worker::run_loop_until that may wait for the end of
+/// a dispatch batch: one of `bits` is set in `word` (a block_on root's wake
+/// flag). The loop then dispatches in batches (run_batch) and looks at it
+/// between them.
 struct stop_when_set {
     const std::atomic<std::uint32_t>& word;
     std::uint32_t bits;
@@ -88,11 +89,10 @@ class worker {
     /// turns, and whenever the lanes are empty, it first maintains (drains
     /// the inbox, fires due timers). False when nothing was runnable even so.
     bool run_once();
-    /// Dispatch turns, one after the other, until `limit` polls were made,
-    /// nothing was runnable, or `until` holds (looked at after each poll).
-    /// Returns the number of polls. Staying in one loop here spares a busy
-    /// run a call per poll.
-    std::size_t run_batch(std::size_t limit, const stop_when_set* until = nullptr);
+    /// Dispatch turns, one after the other, until `limit` polls were made or
+    /// nothing was runnable. Returns the number of polls. Staying in one loop
+    /// here spares a busy run a call per poll.
+    std::size_t run_batch(std::size_t limit);
     /// Dispatches until `stop()` is true or the runtime shuts down. When nothing
     /// is runnable it fires due timers and then either returns (return_when_idle)
     /// or parks in the reactor until the next deadline or a wake (the
@@ -161,10 +161,11 @@ class worker {
     /// How many tasks the lanes hold (a snapshot).
     std::size_t queued() const noexcept { return queued_.load(std::memory_order_relaxed); }
 
-  private:
-    /// Every this many polls, a busy worker also drains its inbox and fires timers.
+    /// Every this many polls, a busy worker also drains its inbox and fires
+    /// timers; a dispatch batch (run_batch) is at most this long.
     static constexpr unsigned maintenance_interval = 61;
 
+  private:
     void complete(task_header* task);
     void carry_out(remote_request& request);
     schedulable* pop_lanes() noexcept;
@@ -225,7 +226,7 @@ void worker::run_loop_until(Stop&& stop, bool return_when_idle) {
         // False: it maintained, and nothing was queued.
         bool polled;
         if constexpr (std::is_same_v<std::remove_cvref_t<Stop>, stop_when_set>)
-            polled = run_batch(maintenance_interval, &stop) > 0;
+            polled = run_batch(maintenance_interval) > 0;
         else
             polled = run_once();
         if (polled) continue;

@@ -75,12 +75,14 @@ TEST_CASE("cancel lane: a queued ready task whose cancellation arrives is moved 
         polls_at_cancel = ready_polls.load();
         target.cancel();
         CHECK((co_await std::move(target)).is_cancelled());
-        // This root is polled again as soon as the target ends.
         polls_at_end = ready_polls.load();
         for (auto& h : crowd)
             co_await std::move(h);
     }());
-    CHECK(polls_at_end - polls_at_cancel <= 2);
+    // Left in the ready lane, the target would end after 5,000 polls. Moved
+    // ahead, it ends next, and this root, woken then, is polled again after
+    // at most one dispatch batch (61 polls).
+    CHECK(polls_at_end - polls_at_cancel <= 62);
 }
 
 TEST_CASE("cancel lane: ready tasks keep running while a stream of cancellations arrives") {
