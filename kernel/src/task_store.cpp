@@ -2,7 +2,6 @@
 
 #include <sys/mman.h>
 
-#include <cassert>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -40,39 +39,9 @@ task_store::~task_store() {
     ::munmap(slots_, std::size_t{capacity_} * sizeof(slot));
 }
 
-task_id task_store::insert(task_header* task) {
-    std::uint32_t index;
-    std::uint32_t generation = 1;
-    if (free_head_ != 0) {
-        index = free_head_ - 1;
-        generation = generation_of(slots_[index]);
-        free_head_ = next_free_of(slots_[index]);
-    } else {
-        if (used_ == capacity_)
-            throw std::length_error("rtkit: more than " + std::to_string(capacity_) +
-                                    " live tasks on one worker");
-        index = used_++;
-    }
-    slots_[index] = reinterpret_cast<slot>(task);
-    task->id = task_id{(std::uint64_t{generation} << 32) | (index + 1)};
-    live_.store(live_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    return task->id;
-}
-
-task_header* task_store::find(task_id id) const noexcept {
-    const std::uint32_t low = id.index();
-    if (low == 0 || low > used_ || is_free(slots_[low - 1])) return nullptr;
-    auto* task = reinterpret_cast<task_header*>(slots_[low - 1]);
-    return task->id == id ? task : nullptr;
-}
-
-void task_store::remove(task_id id) noexcept {
-    assert(id.index() != 0 && id.index() <= used_ && !is_free(slots_[id.index() - 1]));
-    const std::uint32_t next = id.generation() + 1;
-    slots_[id.index() - 1] = free_slot(next == 0 ? 1 : next, free_head_);  // 0 is in no id
-    free_head_ = id.index();
-    live_.store(live_.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
-    removed_.store(removed_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+void task_store::throw_full() const {
+    throw std::length_error("rtkit: more than " + std::to_string(capacity_) +
+                            " live tasks on one worker");
 }
 
 }  // namespace rtkit::detail

@@ -1,6 +1,7 @@
 #pragma once
 // The slab of live tasks of one worker, with generational ids.
 #include <atomic>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 
@@ -69,6 +70,8 @@ class task_store {
         return static_cast<std::uint32_t>(free) >> 1;
     }
 
+    [[noreturn]] void throw_full() const;
+
     slot* slots_ = nullptr;  ///< the reserved range; slots below used_ are written
     std::uint32_t capacity_ = 0;
     std::uint32_t used_ = 0;       ///< slots ever handed out (the high-water mark)
@@ -77,5 +80,40 @@ class task_store {
     std::atomic<std::size_t> live_{0};
     std::atomic<std::uint64_t> removed_{0};
 };
+
+// Inline: every spawn inserts and every task's end removes, and the calls
+// cost more than the work.
+inline task_id task_store::insert(task_header* task) {
+    std::uint32_t index;
+    std::uint32_t generation = 1;
+    if (free_head_ != 0) {
+        index = free_head_ - 1;
+        generation = generation_of(slots_[index]);
+        free_head_ = next_free_of(slots_[index]);
+    } else {
+        if (used_ == capacity_) throw_full();
+        index = used_++;
+    }
+    slots_[index] = reinterpret_cast<slot>(task);
+    task->id = task_id{(std::uint64_t{generation} << 32) | (index + 1)};
+    live_.store(live_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    return task->id;
+}
+
+inline task_header* task_store::find(task_id id) const noexcept {
+    const std::uint32_t low = id.index();
+    if (low == 0 || low > used_ || is_free(slots_[low - 1])) return nullptr;
+    auto* task = reinterpret_cast<task_header*>(slots_[low - 1]);
+    return task->id == id ? task : nullptr;
+}
+
+inline void task_store::remove(task_id id) noexcept {
+    assert(id.index() != 0 && id.index() <= used_ && !is_free(slots_[id.index() - 1]));
+    const std::uint32_t next = id.generation() + 1;
+    slots_[id.index() - 1] = free_slot(next == 0 ? 1 : next, free_head_);  // 0 is in no id
+    free_head_ = id.index();
+    live_.store(live_.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
+    removed_.store(removed_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
 
 }  // namespace rtkit::detail
