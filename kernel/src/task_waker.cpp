@@ -126,16 +126,4 @@ void set_cancel_reason(task_header& task, cancel_reason reason) {
     if (!extras.reason.compare_exchange_strong(none, mine, std::memory_order_acq_rel)) delete mine;
 }
 
-region_node& spawn_region_of(task_header& task) noexcept {
-    if (task_extras* extras = task.extras.load(std::memory_order_acquire))
-        if (extras->spawn_region) return *extras->spawn_region;
-    return *task.region;
-}
-
-handle& current_handle() {
-    task_header* t = current_task();
-    if (!t) throw no_runtime_error("no rtkit runtime on this thread: call this from inside a task");
-    return t->home();
-}
-
 }  // namespace rtkit::detail

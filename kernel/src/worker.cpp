@@ -95,7 +95,7 @@ void worker::admit(task_header* task) {
     push(task);
 }
 
-void worker::forget(task_header* task) noexcept {
+[[gnu::always_inline]] inline void worker::forget(task_header* task) noexcept {
     if (shared_) store_lock_.lock();
     store_.remove(task->id);
     if (task->state.load(std::memory_order_relaxed) & task_state::local) {

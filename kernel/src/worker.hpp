@@ -142,10 +142,6 @@ class worker {
     void send_task(task_header* task) noexcept;
     /// Queues a request for this worker and unparks it.
     void send_request(remote_request* request) noexcept;
-    /// Removes a finishing task this worker admitted from its store (the
-    /// caller then drops the store's reference). Any worker's thread: with
-    /// several workers a task often finishes on another one than it started on.
-    void forget(task_header* task) noexcept;
     /// Calls f(task_header*) for every task in the store (f must not insert
     /// or remove). Driving thread only.
     template <class F>
@@ -167,6 +163,10 @@ class worker {
 
   private:
     void complete(task_header* task);
+    /// Removes a finishing task this worker admitted from its store (the
+    /// caller then drops the store's reference). Any worker's thread: with
+    /// several workers a task often finishes on another one than it started on.
+    void forget(task_header* task) noexcept;
     void carry_out(remote_request& request);
     schedulable* pop_lanes() noexcept;
     /// One dispatch turn (run_once), inlined into the dispatch loops.

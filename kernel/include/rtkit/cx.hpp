@@ -9,6 +9,7 @@
 
 #include "rtkit/detail/handle.hpp"
 #include "rtkit/detail/region_node.hpp"
+#include "rtkit/detail/task_extras.hpp"
 #include "rtkit/detail/timer_await.hpp"
 #include "rtkit/join_handle.hpp"
 #include "rtkit/task.hpp"
@@ -25,9 +26,6 @@ class no_runtime_error : public std::logic_error {
 class cx;
 
 namespace detail {
-
-/// Where spawns from `task` go now: its region, or the region scope it is in.
-region_node& spawn_region_of(task_header& task) noexcept;
 
 template <class T>
 using task_value_t = typename std::remove_cvref_t<T>::promise_type::value_type;
@@ -52,7 +50,7 @@ class cx {
         detail::task_header* t = detail::current_task();
         if (!t)
             throw no_runtime_error("no rtkit task on this thread: call this from inside a task");
-        return cx(detail::current_handle(), t, detail::spawn_region_of(*t));
+        return cx(t->home(), t, detail::spawn_region_of(*t));
     }
 
     /// This task's id in its runtime.

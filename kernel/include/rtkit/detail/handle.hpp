@@ -84,8 +84,4 @@ class handle {
     std::uint16_t index_;
 };
 
-/// The handle the current task's runtime is reached through; throws
-/// no_runtime_error outside a task.
-handle& current_handle();
-
 }  // namespace rtkit::detail

@@ -28,6 +28,13 @@ struct task_extras {
     ~task_extras() { delete reason.load(std::memory_order_acquire); }
 };
 
+/// Where spawns from `task` go now: its region, or the region scope it is in.
+inline region_node& spawn_region_of(task_header& task) noexcept {
+    if (task_extras* extras = task.extras.load(std::memory_order_acquire))
+        if (extras->spawn_region) return *extras->spawn_region;
+    return *task.region;
+}
+
 /// Records `reason` as the task's cancellation reason unless one is already set.
 void set_cancel_reason(task_header& task, cancel_reason reason);
 
