@@ -11,7 +11,6 @@
 namespace rtkit::interp {
 namespace {
 
-/// One note per task, at the statement where it waits.
 /// One note per task: "task 'NAME' VERB here", or "the top level VERB here".
 std::string task_notes(const task_places& tasks, const std::string& verb) {
     std::string text;
@@ -22,6 +21,7 @@ std::string task_notes(const task_places& tasks, const std::string& verb) {
     return text;
 }
 
+/// One note per task, at the statement where it waits.
 std::string wait_notes(const task_places& tasks) {
     return task_notes(tasks, "waits");
 }
@@ -225,7 +225,8 @@ rtkit::task<void> engine::watch_time_limit() {
             stop(time_limit_passed.message);
             co_return;
         }
-        co_await rtkit::sleep(options_.deadlock_watch_period / 10);
+        co_await rtkit::sleep(std::max<rtkit::duration>(options_.deadlock_watch_period / 10,
+                                                        std::chrono::microseconds(1)));
     }
 }
 
