@@ -41,6 +41,9 @@ void mark_root_complete(task_header* root) noexcept {
     else
         root->state.fetch_or(task_state::complete, std::memory_order_acq_rel);
 }
+bool root_wake_pending(const task_header* root) noexcept {
+    return root->state.load(std::memory_order_seq_cst) & task_state::root_woken;
+}
 void set_root_wake(task_header* root) noexcept {
     root->state.fetch_or(task_state::root_woken, std::memory_order_relaxed);
 }
@@ -425,7 +428,8 @@ std::exception_ptr current_thread_driver::drive_root_on(worker& w, root_referenc
                 wait_root_wake(root);  // the worker no longer dispatches
             } else {
                 // Until the root is woken: looked at between dispatch batches.
-                w.run_loop_until(stop_when_set{root->state, task_state::root_woken}, false);
+                w.run_loop_until([&] { return root_wake_pending(root); }, false,
+                                 worker::maintenance_interval);
             }
         }
         mark_root_complete(root);

@@ -6,7 +6,6 @@
 #include <memory>
 #include <optional>
 #include <thread>
-#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -23,16 +22,6 @@
 namespace rtkit::detail {
 
 class worker_group;
-
-/// A stop condition for worker::run_loop_until that may wait for the end of
-/// a dispatch batch: one of `bits` is set in `word` (a block_on root's wake
-/// flag). The loop then dispatches in batches (run_batch) and looks at it
-/// between them.
-struct stop_when_set {
-    const std::atomic<std::uint32_t>& word;
-    std::uint32_t bits;
-    bool operator()() const noexcept { return word.load(std::memory_order_seq_cst) & bits; }
-};
 
 /// A worker owns a lane policy, a timer driver and a task store, and runs
 /// tasks. Exactly one thread drives it at a time (the thread whose
@@ -93,12 +82,13 @@ class worker {
     /// nothing was runnable. Returns the number of polls. Staying in one loop
     /// here spares a busy run a call per poll.
     std::size_t run_batch(std::size_t limit);
-    /// Dispatches until `stop()` is true or the runtime shuts down. When nothing
-    /// is runnable it fires due timers and then either returns (return_when_idle)
+    /// Dispatches until `stop()` is true or the runtime shuts down, looking at
+    /// it after every `polls_per_look` polls (run_batch). When nothing is
+    /// runnable it fires due timers and then either returns (return_when_idle)
     /// or parks in the reactor until the next deadline or a wake (the
     /// current-thread flavor; the multi-thread driver parks its own way).
     template <class Stop>
-    void run_loop_until(Stop&& stop, bool return_when_idle);
+    void run_loop_until(Stop&& stop, bool return_when_idle, std::size_t polls_per_look = 1);
     /// Dispatches until no task is left in the store, the runtime shuts down,
     /// or `deadline` passes: checked when idle, and every few polls in a busy
     /// run (so self-waking tasks cannot hold it). When idle it waits in the
@@ -221,15 +211,10 @@ inline void worker::push(task_header* task) noexcept {
 }
 
 template <class Stop>
-void worker::run_loop_until(Stop&& stop, bool return_when_idle) {
+void worker::run_loop_until(Stop&& stop, bool return_when_idle, std::size_t polls_per_look) {
     while (!group_.shutting_down() && !stop()) {
-        // False: it maintained, and nothing was queued.
-        bool polled;
-        if constexpr (std::is_same_v<std::remove_cvref_t<Stop>, stop_when_set>)
-            polled = run_batch(maintenance_interval) > 0;
-        else
-            polled = run_once();
-        if (polled) continue;
+        // None: it maintained, and nothing was queued.
+        if (run_batch(polls_per_look) > 0) continue;
         if (has_runnable()) continue;
         if (return_when_idle) {
             // Readiness that already arrived counts as runnable work; waiting for
