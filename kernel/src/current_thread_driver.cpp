@@ -460,10 +460,7 @@ std::exception_ptr current_thread_driver::drive_root_on(worker& w, root_referenc
 
 void current_thread_driver::poll_root(task_header* root) {
     scoped_task polling(root);
-    if (!root->leaf_ready || root->leaf_ready(root->leaf)) {
-        root->leaf_ready = nullptr;
-        root->resume_point.resume();
-    }
+    root->resume_if_ready();
     if (!root->finished) after_suspending_poll(*root);
 }
 

@@ -226,10 +226,7 @@ std::exception_ptr multi_thread_driver::drive(root_reference& reference) {
         }
         if (first_poll || take_root_wake(root)) {
             scoped_task polling(root);
-            if (!root->leaf_ready || root->leaf_ready(root->leaf)) {
-                root->leaf_ready = nullptr;
-                root->resume_point.resume();
-            }
+            root->resume_if_ready();
             if (root->finished) break;
             after_suspending_poll(*root);
             if (root->yielded) {

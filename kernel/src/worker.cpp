@@ -316,10 +316,7 @@ void worker::run_until_drained(instant deadline) {
         task->state.fetch_xor(scheduled | running, std::memory_order_acq_rel);
     {
         scoped_task polling(task);
-        if (!task->leaf_ready || task->leaf_ready(task->leaf)) {
-            task->leaf_ready = nullptr;
-            task->resume_point.resume();
-        }
+        task->resume_if_ready();
     }
     if (task->finished) {
         complete(task);

@@ -11,15 +11,14 @@ namespace rtkit {
 namespace detail {
 
 /// Suspends until at least one of `tasks` finished. A cancellation point.
-class any_finished_awaiter {
+class any_finished_awaiter : leaf_check {
   public:
     explicit any_finished_awaiter(std::vector<task_header*> tasks) noexcept
-        : tasks_(std::move(tasks)) {}
+        : leaf_check{&leaf_ready}, tasks_(std::move(tasks)) {}
     bool await_ready() const noexcept { return cancel_pending() || first_finished() != npos; }
     bool await_suspend(std::coroutine_handle<>) {
         if (!install_all()) return false;
         task_header* self = current_task();
-        self->leaf_ready = &leaf_ready;
         self->leaf = this;
         return true;
     }
@@ -41,8 +40,8 @@ class any_finished_awaiter {
             if (!join_install_waker(t)) return false;
         return true;
     }
-    static bool leaf_ready(void* self) noexcept {
-        auto* me = static_cast<any_finished_awaiter*>(self);
+    static bool leaf_ready(leaf_check& self) noexcept {
+        auto* me = static_cast<any_finished_awaiter*>(&self);
         if (cancel_pending() || me->first_finished() != npos) return true;
         return !me->install_all();
     }

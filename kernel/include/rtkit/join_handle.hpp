@@ -76,17 +76,16 @@ class [[nodiscard]] join_handle {
     /// outcome out and releases the handle's reference: the handle is empty
     /// afterwards and the finished task's frame (its parameters with it) is
     /// gone. A cancelled await leaves the handle as it was.
-    class awaiter {
+    class awaiter : detail::leaf_check {
       public:
-        explicit awaiter(join_handle& owner) noexcept : owner_(owner) {}
+        explicit awaiter(join_handle& owner) noexcept : leaf_check{&leaf_ready}, owner_(owner) {}
         bool await_ready() const noexcept {
             return detail::join_finished(owner_.task_) || detail::cancel_pending();
         }
         bool await_suspend(std::coroutine_handle<>) {
             if (!detail::join_install_waker(owner_.task_)) return false;
             detail::task_header* self = detail::current_task();
-            self->leaf_ready = &leaf_ready;
-            self->leaf = owner_.task_;
+            self->leaf = this;
             return true;
         }
         outcome<T> await_resume() {
@@ -99,8 +98,8 @@ class [[nodiscard]] join_handle {
         }
 
       private:
-        static bool leaf_ready(void* t) noexcept {
-            auto* joined = static_cast<detail::task_header*>(t);
+        static bool leaf_ready(leaf_check& self) noexcept {
+            detail::task_header* joined = static_cast<awaiter&>(self).owner_.task_;
             if (detail::join_finished(joined) || detail::cancel_pending()) return true;
             return !detail::join_install_waker(joined);
         }

@@ -151,13 +151,12 @@ bool io_operation::await_suspend(std::coroutine_handle<>) {
         timer_ = self->home().arm_timer(*deadline_, self->make_waker());
         timer_armed_ = true;
     }
-    self->leaf_ready = &leaf_ready;
     self->leaf = this;
     return true;
 }
 
-bool io_operation::leaf_ready(void* self) noexcept {
-    auto* me = static_cast<io_operation*>(self);
+bool io_operation::leaf_ready(leaf_check& self) noexcept {
+    auto* me = static_cast<io_operation*>(&self);
     if (rtkit::detail::cancel_pending() || me->deadline_passed()) return true;
     try {
         return me->advance();

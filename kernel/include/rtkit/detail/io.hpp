@@ -73,15 +73,16 @@ class io_registration {
 
     /// Awaitable: suspends until the descriptor is ready for `want`; returns the
     /// readiness bits. A cancellation point.
-    class ready_awaiter {
+    class ready_awaiter : leaf_check {
       public:
-        ready_awaiter(io_registration& reg, interest want) noexcept : reg_(reg), want_(want) {}
+        ready_awaiter(io_registration& reg, interest want) noexcept
+            : leaf_check{&leaf_ready}, reg_(reg), want_(want) {}
         bool await_ready() const noexcept { return cancel_pending(); }
         bool await_suspend(std::coroutine_handle<>);
         unsigned await_resume();
 
       private:
-        static bool leaf_ready(void* self) noexcept;
+        static bool leaf_ready(leaf_check& self) noexcept;
         io_registration& reg_;
         interest want_;
         unsigned bits_ = 0;

@@ -11,22 +11,22 @@ namespace rtkit::detail {
 /// Waits until a closing region is empty. Not a cancellation point: a region
 /// must drain. If the waiting task is cancelled meanwhile, the cancellation is
 /// passed on to the region's tasks, and the wait goes on.
-class region_drain_awaiter {
+class region_drain_awaiter : leaf_check {
   public:
-    region_drain_awaiter(handle& home, region_node& node) noexcept : home_(home), node_(node) {}
+    region_drain_awaiter(handle& home, region_node& node) noexcept
+        : leaf_check{&leaf_ready}, home_(home), node_(node) {}
     bool await_ready() noexcept { return node_.close(); }
     bool await_suspend(std::coroutine_handle<>) {
         task_header* self = current_task();
         if (!node_.set_closer(self->make_waker())) return false;
-        self->leaf_ready = &leaf_ready;
         self->leaf = this;
         return true;
     }
     void await_resume() const noexcept {}
 
   private:
-    static bool leaf_ready(void* self) noexcept {
-        auto* me = static_cast<region_drain_awaiter*>(self);
+    static bool leaf_ready(leaf_check& self) noexcept {
+        auto* me = static_cast<region_drain_awaiter*>(&self);
         if (me->node_.is_drained()) return true;
         if (cancel_pending() && !me->passed_on_) {
             me->passed_on_ = true;

@@ -54,6 +54,16 @@ inline constexpr std::uint32_t local =
 inline constexpr std::uint32_t outcome_owned = 1u << 10;
 }  // namespace task_state
 
+/// What a suspended awaiter leaves in its task (task_header::leaf): the check
+/// the worker makes before resuming the task. The awaiter derives from it, so
+/// the check finds the awaiter from the reference it is given, and a task pays
+/// one pointer for it, whatever it awaits.
+struct leaf_check {
+    /// True when the awaiter should resume now. It may re-arm its waker before
+    /// answering false.
+    bool (*ready)(leaf_check& self) noexcept;
+};
+
 /// Scheduling record embedded in every task's coroutine promise, so a spawned
 /// task costs exactly one allocation: its coroutine frame.
 ///
@@ -80,12 +90,10 @@ struct task_header : schedulable {
     /// Rarely needed state (cancel reason, region scopes, timeouts), allocated
     /// on first use by whichever thread needs it first.
     std::atomic<task_extras*> extras{nullptr};
-    /// The pending leaf awaiter's readiness check, or null. The worker calls it
+    /// The suspended awaiter's readiness check, or null. The worker calls it
     /// before resuming: a wake that did not make the awaited thing ready (a
-    /// stale waker, say) then costs a check instead of a wrong resume. It may
-    /// re-arm its waker before answering false.
-    bool (*leaf_ready)(void* awaiter) = nullptr;
-    void* leaf = nullptr;
+    /// stale waker, say) then costs a check instead of a wrong resume.
+    leaf_check* leaf = nullptr;
     /// Set by the outermost frame's final suspend; read by the polling thread.
     bool finished = false;
     /// Set by yield_now: requeue after this poll, behind the other ready tasks.
@@ -124,6 +132,15 @@ struct task_header : schedulable {
     std::coroutine_handle<> frame() noexcept {
         return std::coroutine_handle<>::from_address(
             __builtin_coro_promise(this, alignof(task_header), true));
+    }
+    /// Resumes the task where it is suspended, unless its leaf check says that
+    /// what it awaits is not ready yet. The caller has made it the current task.
+    void resume_if_ready() {
+        if (leaf) {
+            if (!leaf->ready(*leaf)) return;
+            leaf = nullptr;
+        }
+        resume_point.resume();
     }
     /// Drops one reference; destroys the frame at zero.
     void release() noexcept;

@@ -11,9 +11,10 @@ namespace rtkit::detail {
 
 /// Awaitable of sleep/sleep_until: arms a timer on suspend, disarms it when the
 /// awaiting task stops waiting early (it is cancelled, say). A cancellation point.
-class sleep_awaiter {
+class sleep_awaiter : leaf_check {
   public:
-    sleep_awaiter(handle& home, instant deadline) noexcept : home_(&home), deadline_(deadline) {}
+    sleep_awaiter(handle& home, instant deadline) noexcept
+        : leaf_check{&ready}, home_(&home), deadline_(deadline) {}
     sleep_awaiter(const sleep_awaiter&) = delete;
     sleep_awaiter& operator=(const sleep_awaiter&) = delete;
     ~sleep_awaiter() {
@@ -24,7 +25,6 @@ class sleep_awaiter {
         task_header* self = current_task();
         ticket_ = home_->arm_timer(deadline_, self->make_waker());
         armed_ = true;
-        self->leaf_ready = &ready;
         self->leaf = this;
     }
     void await_resume() {
@@ -34,8 +34,8 @@ class sleep_awaiter {
     }
 
   private:
-    static bool ready(void* self) noexcept {
-        auto* me = static_cast<sleep_awaiter*>(self);
+    static bool ready(leaf_check& self) noexcept {
+        auto* me = static_cast<sleep_awaiter*>(&self);
         return cancel_pending() || me->home_->now() >= me->deadline_;
     }
     handle* home_;

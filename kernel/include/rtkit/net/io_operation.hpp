@@ -25,10 +25,10 @@ namespace rtkit::net::detail {
 /// that arrived before the cancellation is returned rather than lost (an
 /// accepted descriptor, received bytes). With a deadline, passing it throws
 /// ETIMEDOUT instead.
-class io_operation {
+class io_operation : rtkit::detail::leaf_check {
   public:
     io_operation(registered_fd& fd, const io_request& request) noexcept
-        : fd_(fd), request_(request) {}
+        : leaf_check{&leaf_ready}, fd_(fd), request_(request) {}
     io_operation(const io_operation&) = delete;
     io_operation& operator=(const io_operation&) = delete;
     ~io_operation() {
@@ -59,7 +59,7 @@ class io_operation {
     enum class phase : std::uint8_t { idle, waiting_ready, submitted, finished };
 
     io_operation(registered_fd& fd, const io_request& request, instant deadline) noexcept
-        : fd_(fd), request_(request), deadline_(deadline) {}
+        : leaf_check{&leaf_ready}, fd_(fd), request_(request), deadline_(deadline) {}
 
     /// Moves the operation on; true once it has a result. Arms the current
     /// task's waker when it must wait.
@@ -76,7 +76,7 @@ class io_operation {
     /// completion), withdraws an armed waker, disarms the timer.
     void abandon() noexcept;
     bool deadline_passed() const noexcept;
-    static bool leaf_ready(void* self) noexcept;
+    static bool leaf_ready(leaf_check& self) noexcept;
 
     registered_fd& fd_;
     io_request request_;

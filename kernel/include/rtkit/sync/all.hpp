@@ -7,10 +7,10 @@
 //   share a primitive. Wakers are fired after the unlock (pending_wakes).
 // - Waiting allocates nothing: the queue node (detail::waiter) lives in the
 //   awaiter, in the coroutine frame, and queues are intrusive FIFO lists.
-// - A suspended awaiter installs the kernel's leaf check (waiter_ready): the
-//   task resumes only once its node was settled (granted/closed) or a cancel
-//   is pending, so a stray wake costs one load and await_resume can trust the
-//   node.
+// - A suspended awaiter's node is the kernel's leaf check
+//   (waiter::settled_or_cancelled): the task resumes only once its node was
+//   settled (granted/closed) or a cancel is pending, so a stray wake costs one
+//   load and await_resume can trust the node.
 // - Every wait is a cancellation point. A cancel pending at the await makes it
 //   throw task_cancelled without acting; a cancel that lands while waiting
 //   unwinds through the awaiter's destructor, which leaves the queue or passes

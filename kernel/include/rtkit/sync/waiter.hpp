@@ -24,7 +24,9 @@ enum class wait_state : std::uint8_t {
 /// One waiting awaiter. It lives inside the awaiter, in the coroutine frame, so
 /// waiting allocates nothing; the awaiter removes it in its destructor if it is
 /// still queued, which is what makes every wait cancellable.
-struct waiter {
+struct waiter : rtkit::detail::leaf_check {
+    waiter() noexcept : leaf_check{&settled_or_cancelled} {}
+
     waiter* prev = nullptr;
     waiter* next = nullptr;
     /// The waiting task. Not a reference: the node lives in that task's frame,
@@ -40,6 +42,12 @@ struct waiter {
 
     bool settled() const noexcept {
         return state.load(std::memory_order_acquire) >= wait_state::granted;
+    }
+    /// The leaf check of a queued waiter: resume once it is settled or the
+    /// task has a cancel request; any other wake leaves the task suspended
+    /// (its waker stays armed in the node, so nothing needs re-arming).
+    static bool settled_or_cancelled(leaf_check& self) noexcept {
+        return static_cast<waiter&>(self).settled() || rtkit::detail::cancel_pending();
     }
 };
 
@@ -143,18 +151,10 @@ inline void require_task(const rtkit::detail::task_header* task) {
     if (!task) throw no_runtime_error("a sync primitive was awaited outside an rtkit task");
 }
 
-/// The leaf check of a queued waiter: resume once it is settled or the task has
-/// a cancel request; any other wake leaves the task suspended (its waker stays
-/// armed in the node, so nothing needs re-arming).
-inline bool waiter_ready(void* node) noexcept {
-    return static_cast<waiter*>(node)->settled() || rtkit::detail::cancel_pending();
-}
-
 /// Arms `w` for `task` and installs the leaf check. Call with the primitive's
 /// lock held, just before (or after) linking `w` into the queue.
 inline void arm(waiter& w, rtkit::detail::task_header* task) noexcept {
     w.task = task;
-    task->leaf_ready = &waiter_ready;
     task->leaf = &w;
 }
 
