@@ -415,7 +415,7 @@ std::exception_ptr current_thread_driver::drive_root_on(worker& w, root_referenc
             }
             if (std::exchange(first_poll, false) || take_root_wake(root)) {
                 poll_root(root);
-                if (root->finished) break;
+                if (root->finished()) break;
                 if (root->yielded) {
                     root->yielded = false;
                     set_root_wake(root);
@@ -461,7 +461,7 @@ std::exception_ptr current_thread_driver::drive_root_on(worker& w, root_referenc
 void current_thread_driver::poll_root(task_header* root) {
     scoped_task polling(root);
     root->resume_if_ready();
-    if (!root->finished) after_suspending_poll(*root);
+    if (!root->finished()) after_suspending_poll(*root);
 }
 
 void current_thread_driver::poll_directly(task_header* root) {
@@ -469,7 +469,7 @@ void current_thread_driver::poll_directly(task_header* root) {
     while (true) {
         if (std::exchange(first_poll, false) || take_root_wake(root)) {
             poll_root(root);
-            if (root->finished) break;
+            if (root->finished()) break;
             if (root->yielded) {
                 root->yielded = false;
                 set_root_wake(root);

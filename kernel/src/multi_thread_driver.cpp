@@ -227,7 +227,7 @@ std::exception_ptr multi_thread_driver::drive(root_reference& reference) {
         if (first_poll || take_root_wake(root)) {
             scoped_task polling(root);
             root->resume_if_ready();
-            if (root->finished) break;
+            if (root->finished()) break;
             after_suspending_poll(*root);
             if (root->yielded) {
                 root->yielded = false;

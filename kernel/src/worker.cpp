@@ -318,7 +318,7 @@ void worker::run_until_drained(instant deadline) {
         scoped_task polling(task);
         task->resume_if_ready();
     }
-    if (task->finished) {
+    if (task->finished()) {
         complete(task);
         return;
     }

@@ -91,7 +91,7 @@ class [[nodiscard]] join_handle {
         outcome<T> await_resume() {
             // Woken to unwind before the task finished.
             if (!detail::join_finished(owner_.task_)) detail::throw_cancelled();
-            outcome<T> result = std::move(owner_.task_->result);
+            outcome<T> result = owner_.task_->take_result();
             detail::outcome_taken(*owner_.task_);
             std::exchange(owner_.task_, nullptr)->release();
             return result;

@@ -10,6 +10,11 @@
 
 namespace rtkit {
 
+namespace detail {
+template <class T>
+class outcome_slot;
+}
+
 /// Why a task was cancelled.
 struct cancel_reason {
     std::string message = "cancelled";
@@ -87,6 +92,7 @@ class outcome {
     std::exception_ptr exception() const { return std::get<3>(data_); }
 
   private:
+    friend class detail::outcome_slot<T>;  // builds the outcome a task's frame kept
     using storage = std::variant<T, std::unique_ptr<task_error>, std::unique_ptr<cancel_reason>,
                                  std::exception_ptr>;
     template <std::size_t I, class... A>

@@ -74,7 +74,7 @@ class runtime {
             &p,
             [](detail::task_header& t, void* into) noexcept {
                 static_cast<std::optional<outcome<T>>*>(into)->emplace(
-                    std::move(static_cast<detail::promise<T>&>(t).result));
+                    static_cast<detail::promise<T>&>(t).take_result());
             },
             &result);
         if (destructor_error && result->is_ok()) std::rethrow_exception(destructor_error);

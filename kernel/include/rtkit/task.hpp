@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "rtkit/detail/outcome_slot.hpp"
 #include "rtkit/detail/task_header.hpp"
 #include "rtkit/outcome.hpp"
 
@@ -55,52 +56,43 @@ struct promise_base : task_header {
                 current_task()->resume_point = parent;
                 return parent;
             }
-            p.finished = true;
-            return std::noop_coroutine();
+            return std::noop_coroutine();  // the worker sees frame().done()
         }
         void await_resume() noexcept {}
     };
     final_awaiter final_suspend() noexcept { return {}; }
 };
 
-/// The outcome for the exception being handled: cancelled for task_cancelled,
-/// panicked for anything else.
-template <class T>
-outcome<T> outcome_of_exception() noexcept {
-    try {
-        throw;
-    } catch (const task_cancelled& c) {
-        return outcome<T>::cancelled(c.reason());
-    } catch (...) {
-        return outcome<T>::panicked(std::current_exception());
+/// What promise<T> and promise<void> share: the outcome, kept in an
+/// outcome_slot whose tag is the header's outcome_tag.
+template <class V>
+struct promise_with_outcome : promise_base {
+    outcome_slot<V> result;
+    ~promise_with_outcome() { result.destroy(outcome_tag); }
+    void unhandled_exception() noexcept {
+        result.set_current_exception(outcome_tag);
+        if (result.is_panicked(outcome_tag)) note_failure(*this);
     }
-}
+    /// Moves the outcome out: the task's value once it finished, otherwise
+    /// cancelled ("never completed").
+    outcome<V> take_result() { return result.take(outcome_tag); }
+};
 
 template <class T>
-struct promise : promise_base {
+struct promise : promise_with_outcome<T> {
     using value_type = T;
-    outcome<T> result;
     task<T> get_return_object() noexcept;
     template <class U = T>
     void return_value(U&& value) {
-        result = outcome<T>::ok(std::forward<U>(value));
-    }
-    void unhandled_exception() noexcept {
-        result = outcome_of_exception<T>();
-        if (result.is_panicked()) note_failure(*this);
+        this->result.set_value(this->outcome_tag, std::forward<U>(value));
     }
 };
 
 template <>
-struct promise<void> : promise_base {
+struct promise<void> : promise_with_outcome<std::monostate> {
     using value_type = void;
-    outcome<void> result;
     task<void> get_return_object() noexcept;
-    void return_void() noexcept { result = outcome<void>::ok(); }
-    void unhandled_exception() noexcept {
-        result = outcome_of_exception<void>();
-        if (result.is_panicked()) note_failure(*this);
-    }
+    void return_void() noexcept { result.set_value(outcome_tag, std::monostate{}); }
 };
 
 }  // namespace detail
@@ -143,7 +135,7 @@ class [[nodiscard]] task {
             return child_;
         }
         T await_resume() {
-            outcome<T>& result = child_.promise().result;
+            outcome<T> result = child_.promise().take_result();
             // A cancelled inline task keeps unwinding its awaiter too.
             if (result.is_cancelled()) throw task_cancelled(result.reason());
             if constexpr (std::is_void_v<T>)

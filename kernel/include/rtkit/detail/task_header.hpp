@@ -94,8 +94,9 @@ struct task_header : schedulable {
     /// before resuming: a wake that did not make the awaited thing ready (a
     /// stale waker, say) then costs a check instead of a wrong resume.
     leaf_check* leaf = nullptr;
-    /// Set by the outermost frame's final suspend; read by the polling thread.
-    bool finished = false;
+    /// Which alternative the promise's outcome holds (detail::outcome_slot):
+    /// a byte here rather than a tag beside the value in every frame.
+    std::uint8_t outcome_tag = 0;
     /// Set by yield_now: requeue after this poll, behind the other ready tasks.
     bool yielded = false;
     /// Queued with its state still `running` (after a yield, or woken by the
@@ -133,6 +134,8 @@ struct task_header : schedulable {
         return std::coroutine_handle<>::from_address(
             __builtin_coro_promise(this, alignof(task_header), true));
     }
+    /// Whether the task's outermost frame reached its final suspend.
+    bool finished() noexcept { return frame().done(); }
     /// Resumes the task where it is suspended, unless its leaf check says that
     /// what it awaits is not ready yet. The caller has made it the current task.
     void resume_if_ready() {

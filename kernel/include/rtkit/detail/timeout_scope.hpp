@@ -62,7 +62,7 @@ class timeout_awaiter {
     result_type await_resume() {
         pushed_ = false;
         const bool fired = pop_timeout(scope_);
-        outcome<T>& result = inner_.promise().result;
+        outcome<T> result = inner_.promise().take_result();
         if (result.is_cancelled()) {
             // Our deadline, unless a real cancellation (or an outer deadline
             // still in force) also interrupts the task: then keep unwinding.

@@ -1,0 +1,100 @@
+#pragma once
+// Where a task's promise keeps its outcome until someone takes it. Not API.
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <new>
+#include <utility>
+
+#include "rtkit/outcome.hpp"
+
+namespace rtkit::detail {
+
+/// A task's outcome inside its frame: the value, or the one pointer behind
+/// which a rare state keeps its details, in a union (a task ends ok,
+/// cancelled or panicked; only combinators make errors). Which of them is alive is
+/// a tag byte its owner keeps elsewhere (a task header has one to spare), so
+/// a task that returns a word spends one word on its outcome, not two.
+///
+/// Tag 0 is "never completed" (nothing alive); otherwise the tag is the
+/// outcome's state plus one. Taking the outcome moves it out and leaves the
+/// moved-from member alive, for destroy() to end.
+template <class T>
+class outcome_slot {
+    using state = typename outcome<T>::state;
+
+  public:
+    outcome_slot() noexcept {}
+    outcome_slot(const outcome_slot&) = delete;
+    outcome_slot& operator=(const outcome_slot&) = delete;
+    /// The owner calls destroy() with the tag; the union cannot know it.
+    ~outcome_slot() {}
+
+    template <class U>
+    void set_value(std::uint8_t& tag, U&& value) {
+        destroy(tag);
+        new (&value_) T(std::forward<U>(value));
+        tag = tag_of(state::ok);
+    }
+    /// Sets the outcome for the exception being handled: cancelled for
+    /// task_cancelled, panicked for anything else.
+    void set_current_exception(std::uint8_t& tag) noexcept {
+        destroy(tag);
+        try {
+            throw;
+        } catch (const task_cancelled& c) {
+            new (&reason_)
+                std::unique_ptr<cancel_reason>(std::make_unique<cancel_reason>(c.reason()));
+            tag = tag_of(state::cancelled);
+        } catch (...) {
+            new (&panic_) std::exception_ptr(std::current_exception());
+            tag = tag_of(state::panicked);
+        }
+    }
+    static bool is_panicked(std::uint8_t tag) noexcept { return tag == tag_of(state::panicked); }
+
+    /// Moves the outcome out.
+    outcome<T> take(std::uint8_t tag) noexcept(std::is_nothrow_move_constructible_v<T>) {
+        switch (tag) {
+            case tag_of(state::ok):
+                return outcome<T>(std::in_place_index<0>, std::move(value_));
+            case tag_of(state::cancelled):
+                return outcome<T>(std::in_place_index<2>, std::move(reason_));
+            case tag_of(state::panicked):
+                return outcome<T>(std::in_place_index<3>, std::move(panic_));
+            default:
+                return outcome<T>();
+        }
+    }
+
+    /// Ends the member `tag` says is alive, and sets the tag to 0.
+    void destroy(std::uint8_t& tag) noexcept {
+        switch (tag) {
+            case tag_of(state::ok):
+                value_.~T();
+                break;
+            case tag_of(state::cancelled):
+                reason_.~unique_ptr();
+                break;
+            case tag_of(state::panicked):
+                panic_.~exception_ptr();
+                break;
+            default:
+                break;
+        }
+        tag = 0;
+    }
+
+  private:
+    static constexpr std::uint8_t tag_of(state s) noexcept {
+        return static_cast<std::uint8_t>(static_cast<int>(s) + 1);
+    }
+
+    union {
+        T value_;
+        std::unique_ptr<cancel_reason> reason_;
+        std::exception_ptr panic_;
+    };
+};
+
+}  // namespace rtkit::detail
