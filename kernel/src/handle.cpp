@@ -33,6 +33,11 @@ bool claim_queue(task_header* task, std::uint32_t queued_as) noexcept {
     }
 }
 
+/// A new task is queued as a yielding one is requeued: already `running`, so
+/// its first poll needs no locked state transition (a wake before it only
+/// marks it notified, which costs at most one more poll).
+constexpr std::uint32_t queued_new = task_state::running;
+
 /// Where the lanes say `task` waits: a worker index, with this bit in the cancel lane.
 constexpr std::uint16_t in_cancel_lane = 0x8000;
 
@@ -101,7 +106,7 @@ bool wake_if_polled_here(task_header* task) noexcept {
 void handle::spawn(region_node& region, task_header* task) {
     task->region = &region;
     region.enter();
-    std::uint32_t initial = task_state::scheduled;
+    std::uint32_t initial = queued_new;
     if (region.is_cancelled()) {
         // Spawned into a cancelled region: it unwinds at its first await point.
         set_cancel_reason(*task, region.cancel_reason_or_default());
@@ -109,6 +114,7 @@ void handle::spawn(region_node& region, task_header* task) {
     }
     // Nobody else can see the task yet; its joiner may once it is queued.
     task->state.store(initial, std::memory_order_relaxed);
+    task->requeued_running = true;
     if (handle* here = driven_here()) {
         here->worker_->admit(task);
         if (group_->steals()) group_->notify_work_available();
@@ -128,12 +134,13 @@ void handle::spawn_local(region_node& region, task_header* task) {
     if (group_->kind() == worker_group::flavor::multi_thread) extras.local_home = here;
     task->region = &region;
     region.enter();
-    std::uint32_t initial = task_state::scheduled | task_state::local;
+    std::uint32_t initial = queued_new | task_state::local;
     if (region.is_cancelled()) {
         set_cancel_reason(*task, region.cancel_reason_or_default());
         initial |= task_state::cancel_requested;
     }
     task->state.store(initial, std::memory_order_relaxed);
+    task->requeued_running = true;
     here->worker_->admit(task);
 }
 

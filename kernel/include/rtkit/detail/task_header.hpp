@@ -99,9 +99,9 @@ struct task_header : schedulable {
     std::uint8_t outcome_tag = 0;
     /// Set by yield_now: requeue after this poll, behind the other ready tasks.
     bool yielded = false;
-    /// Queued with its state still `running` (after a yield, or woken by the
-    /// worker's own thread), which saves state transitions (wakes meanwhile
-    /// just mark it notified).
+    /// Queued with its state still `running` (new, after a yield, or woken by
+    /// the worker's own thread), which saves state transitions (wakes
+    /// meanwhile just mark it notified).
     bool requeued_running = false;
     /// Spawned, or a block_on root: a task of its own, whose frame goes when
     /// refs reach zero. Otherwise it is only ever awaited inline.
