@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+#include <stdexcept>
 
 #include "test_support.hpp"
 
@@ -52,4 +53,57 @@ TEST_CASE("task frame: a spawned task of each kind runs and is freed through its
         co_return one + two.high + forty.size();
     }());
     CHECK(sum == 43);
+}
+
+// A task keeps its outcome in its frame until someone takes it: every value a
+// task returns is destroyed exactly once, whether it is taken by a join, by
+// an inline await or by block_on, or dropped with the frame untaken.
+namespace {
+
+struct counted {
+    static inline int live = 0;
+    int value;
+    explicit counted(int v) : value(v) { ++live; }
+    counted(counted&& other) noexcept : value(other.value) { ++live; }
+    counted(const counted&) = delete;
+    ~counted() { --live; }
+};
+
+task<counted> makes_counted(int v) {
+    co_return counted(v);
+}
+
+task<counted> fails_before_returning() {
+    throw std::runtime_error("no value");
+    co_return counted(0);
+}
+
+}  // namespace
+
+TEST_CASE("task frame: a returned value lives until its outcome is taken or its frame goes") {
+    counted::live = 0;
+    {
+        runtime rt;
+        const int sum = rt.block_on([]() -> task<int> {
+            // Joined: the value moves out of the frame.
+            auto joined = spawn(makes_counted(1));
+            const int one = (co_await std::move(joined)).value().value;
+            // Awaited inline.
+            const int two = (co_await makes_counted(2)).value;
+            // Never joined: the value goes with the frame.
+            (void)spawn(makes_counted(3));
+            // Cancelled before its first poll: no value, a cancelled outcome.
+            auto cancelled = spawn(makes_counted(4));
+            cancelled.cancel();
+            outcome<counted> never = co_await std::move(cancelled);
+            CHECK(never.is_cancelled());
+            // Failed: the outcome holds the exception.
+            outcome<counted> failed = co_await spawn(fails_before_returning());
+            CHECK(failed.is_panicked());
+            co_return one + two;
+        }());
+        CHECK(sum == 3);
+        CHECK(rt.block_on(makes_counted(5)).value == 5);
+    }
+    CHECK(counted::live == 0);
 }

@@ -1,6 +1,7 @@
 #pragma once
 // A node of the region tree. Not API; rtkit::cx and the region scope use it.
 #include <atomic>
+#include <cassert>
 #include <cstdint>
 
 #include "rtkit/outcome.hpp"
@@ -28,6 +29,10 @@ struct region_node {
     const std::uint64_t id = next_region_id();
     region_node* parent = nullptr;
     handle* home = nullptr;  ///< how the region's runtime is reached
+    /// False for a region that is never closed (a runtime's own): nobody
+    /// reads its count, and not keeping it saves two locked instructions per
+    /// task. Set before the region is used.
+    bool counted = true;
     std::atomic<std::uint64_t> word{0};
     std::atomic<bool> cancelled{false};
     std::atomic<cancel_reason*> reason{nullptr};
@@ -39,14 +44,18 @@ struct region_node {
     ~region_node() { delete reason.load(std::memory_order_acquire); }
 
     /// Something (a task or a child region) joins the region.
-    void enter() noexcept { word.fetch_add(one, std::memory_order_relaxed); }
+    void enter() noexcept {
+        if (counted) word.fetch_add(one, std::memory_order_relaxed);
+    }
     /// Something leaves; the last one out of a closing region wakes its closer.
     void leave() noexcept {
+        if (!counted) return;
         std::uint64_t prev = word.fetch_sub(one, std::memory_order_acq_rel);
         if (prev / one == 1 && (prev & closing)) mark_drained();
     }
     /// The body ended: from now on the region drains. True if already empty.
     bool close() noexcept {
+        assert(counted);
         std::uint64_t prev = word.fetch_or(closing, std::memory_order_acq_rel);
         if (prev / one != 0) return false;
         word.fetch_or(drained, std::memory_order_acq_rel);
