@@ -35,7 +35,7 @@ bool take_root_wake(task_header* root) noexcept {
 /// awaiter left, so only this thread touches its state word: a plain store
 /// does. A root that never waited (W8) then costs no locked instruction here.
 void mark_root_complete(task_header* root) noexcept {
-    if (root->refs.load(std::memory_order_acquire) == 1)
+    if (task_state::refs_of(root->state.load(std::memory_order_acquire)) == 1)
         root->state.store(root->state.load(std::memory_order_relaxed) | task_state::complete,
                           std::memory_order_release);
     else
@@ -48,7 +48,7 @@ void set_root_wake(task_header* root) noexcept {
     root->state.fetch_or(task_state::root_woken, std::memory_order_relaxed);
 }
 void wait_root_wake(task_header* root) noexcept {
-    std::uint32_t s = root->state.load(std::memory_order_acquire);
+    std::uint64_t s = root->state.load(std::memory_order_acquire);
     while (!(s & task_state::root_woken)) {
         root->state.wait(s, std::memory_order_acquire);
         s = root->state.load(std::memory_order_acquire);
@@ -358,7 +358,7 @@ std::exception_ptr root_reference::retire() noexcept {
     task_header* root = std::exchange(root_, nullptr);
     take_(*root, into_);
     outcome_taken(*root);  // block_on returns it or rethrows it
-    if (root->refs.load(std::memory_order_acquire) != 1) {
+    if (task_state::refs_of(root->state.load(std::memory_order_acquire)) != 1) {
         root->release();  // a waker outlives the call; its last release destroys the frame
         return nullptr;
     }
@@ -374,7 +374,7 @@ std::exception_ptr current_thread_driver::drive(root_reference& reference) {
     task_header* root = reference.get();
     // Not marked woken: the first poll happens unconditionally (no waker can
     // exist before it), which spares a read-modify-write per call.
-    root->state.store(task_state::root, std::memory_order_relaxed);
+    root->start_with_state(task_state::root);
     // The root spawns into the runtime's root region. It is not counted in it:
     // that region only ever closes at shutdown, when no block_on is running.
     root->region = &root_region_;

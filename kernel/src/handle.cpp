@@ -21,12 +21,12 @@ namespace {
 /// the wake where it is enough and returns false: a running task is marked
 /// notified (its worker polls it again), a queued one needs nothing, a
 /// finished one ignores wakes.
-bool claim_queue(task_header* task, std::uint32_t queued_as) noexcept {
+bool claim_queue(task_header* task, std::uint64_t queued_as) noexcept {
     using namespace task_state;
-    std::uint32_t s = task->state.load(std::memory_order_acquire);
+    std::uint64_t s = task->state.load(std::memory_order_acquire);
     for (;;) {
         if (s & (complete | scheduled)) return false;
-        const std::uint32_t next = s | ((s & running) ? notified : queued_as);
+        const std::uint64_t next = s | ((s & running) ? notified : queued_as);
         if (next == s) return false;  // already notified
         if (task->state.compare_exchange_weak(s, next, std::memory_order_acq_rel))
             return !(s & running);
@@ -36,7 +36,7 @@ bool claim_queue(task_header* task, std::uint32_t queued_as) noexcept {
 /// A new task is queued as a yielding one is requeued: already `running`, so
 /// its first poll needs no locked state transition (a wake before it only
 /// marks it notified, which costs at most one more poll).
-constexpr std::uint32_t queued_new = task_state::running;
+constexpr std::uint64_t queued_new = task_state::running;
 
 /// Where the lanes say `task` waits: a worker index, with this bit in the cancel lane.
 constexpr std::uint16_t in_cancel_lane = 0x8000;
@@ -106,14 +106,14 @@ bool wake_if_polled_here(task_header* task) noexcept {
 void handle::spawn(region_node& region, task_header* task) {
     task->region = &region;
     region.enter();
-    std::uint32_t initial = queued_new;
+    std::uint64_t initial = queued_new;
     if (region.is_cancelled()) {
         // Spawned into a cancelled region: it unwinds at its first await point.
         set_cancel_reason(*task, region.cancel_reason_or_default());
         initial |= task_state::cancel_requested;
     }
     // Nobody else can see the task yet; its joiner may once it is queued.
-    task->state.store(initial, std::memory_order_relaxed);
+    task->start_with_state(initial);
     task->requeued_running = true;
     if (handle* here = driven_here()) {
         here->worker_->admit(task);
@@ -134,12 +134,12 @@ void handle::spawn_local(region_node& region, task_header* task) {
     if (group_->kind() == worker_group::flavor::multi_thread) extras.local_home = here;
     task->region = &region;
     region.enter();
-    std::uint32_t initial = queued_new | task_state::local;
+    std::uint64_t initial = queued_new | task_state::local;
     if (region.is_cancelled()) {
         set_cancel_reason(*task, region.cancel_reason_or_default());
         initial |= task_state::cancel_requested;
     }
-    task->state.store(initial, std::memory_order_relaxed);
+    task->start_with_state(initial);
     task->requeued_running = true;
     here->worker_->admit(task);
 }
@@ -201,7 +201,7 @@ void handle::request_cancel(task_header* task, cancel_reason reason) {
         w_lanes.promote(task);
         return;
     }
-    task->refs.fetch_add(1, std::memory_order_relaxed);  // the request's
+    task->add_ref();  // the request's
     try {
         w_lanes.send_request(new remote_request{remote_request::kind::promote, task});
     } catch (...) {

@@ -34,7 +34,7 @@ bool take_root_wake(task_header* root) noexcept {
            task_state::root_woken;
 }
 void wait_root_wake(task_header* root) noexcept {
-    std::uint32_t s = root->state.load(std::memory_order_acquire);
+    std::uint64_t s = root->state.load(std::memory_order_acquire);
     while (!(s & task_state::root_woken)) {
         root->state.wait(s, std::memory_order_acquire);
         s = root->state.load(std::memory_order_acquire);
@@ -203,7 +203,7 @@ std::exception_ptr multi_thread_driver::drive(root_reference& reference) {
             "block_on called on one of this multi_thread runtime's worker threads would block "
             "that worker: spawn the work and co_await its join handle instead");
     task_header* root = reference.get();
-    root->state.store(task_state::root, std::memory_order_relaxed);
+    root->start_with_state(task_state::root);
     root->region = &root_region_;
     {
         std::lock_guard lock(roots_mutex_);

@@ -18,7 +18,7 @@ __thread handle* driving_slot __attribute__((tls_model("initial-exec"))) = nullp
 
 void throw_cancelled() {
     task_header* t = current_task();
-    const std::uint32_t s = t ? t->state.load(std::memory_order_acquire) : 0;
+    const std::uint64_t s = t ? t->state.load(std::memory_order_acquire) : 0;
     if (!(s & task_state::cancel_requested) && (s & task_state::timeout_fired))
         throw task_cancelled(cancel_reason{"timed out"});
     if (task_extras* extras = t ? t->extras.load(std::memory_order_acquire) : nullptr)
@@ -54,7 +54,7 @@ void waker_wake_by_ref(void* data) {
     wake_task(static_cast<task_header*>(data));
 }
 void* waker_clone(void* data) {
-    static_cast<task_header*>(data)->refs.fetch_add(1, std::memory_order_relaxed);
+    static_cast<task_header*>(data)->add_ref();
     return data;
 }
 void waker_drop(void* data) {
@@ -67,7 +67,7 @@ constexpr waker_vtable task_waker_vtable{&waker_wake, &waker_wake_by_ref, &waker
 }  // namespace
 
 waker task_header::make_waker() noexcept {
-    refs.fetch_add(1, std::memory_order_relaxed);
+    add_ref();
     return waker(this, &task_waker_vtable);
 }
 
@@ -78,8 +78,9 @@ waker task_header::adopt_as_waker() noexcept {
 void task_header::release() noexcept {
     // A count of 1 is ours alone: nobody can take another reference without
     // one, so the last owner destroys without a locked instruction.
-    if (refs.load(std::memory_order_acquire) != 1 &&
-        refs.fetch_sub(1, std::memory_order_acq_rel) != 1)
+    using task_state::refs_of;
+    if (refs_of(state.load(std::memory_order_acquire)) != 1 &&
+        refs_of(state.fetch_sub(task_state::one_ref, std::memory_order_acq_rel)) != 1)
         return;
     destroy_frame();
 }

@@ -16,9 +16,7 @@ struct armed_timer {
     std::atomic<bool> disarmed{false};
     task_header* task;  ///< holds a reference
 
-    explicit armed_timer(task_header* t) : task(t) {
-        t->refs.fetch_add(1, std::memory_order_relaxed);
-    }
+    explicit armed_timer(task_header* t) : task(t) { t->add_ref(); }
     void release() noexcept {
         if (refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
         task->release();

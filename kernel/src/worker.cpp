@@ -329,25 +329,35 @@ void worker::run_until_drained(instant deadline) {
         push(task);
         return;
     }
-    std::uint32_t s = task->state.load(std::memory_order_relaxed);
-    std::uint32_t next;
+    std::uint64_t s = task->state.load(std::memory_order_relaxed);
+    std::uint64_t next;
     do {  // running -> idle, or back to scheduled if woken while running
         next = (s & notified) ? (s & ~(running | notified)) | scheduled : s & ~running;
     } while (!task->state.compare_exchange_weak(s, next, std::memory_order_acq_rel));
     if (s & notified) push(task);
 }
 
-void worker::complete(task_header* task) {
+void worker::complete(task_header* task) noexcept {
     // Out of the store before anyone learns it finished: a joiner that
     // resumes finds the runtime as quiescent as this task leaves it.
     group_.worker_at(task->admitted_by).forget(task);
-    const std::uint32_t prev =
-        task->state.fetch_or(task_state::complete, std::memory_order_acq_rel);
-    if (prev & task_state::join_waker)
-        std::exchange(task->joiner, nullptr)->adopt_as_waker().wake();
-    region_node* region = task->region;
+    using namespace task_state;
+    region_node* const region = task->region;
+    // Finished, and the store's reference dropped, in one locked instruction;
+    // unless a joiner waits, whose wake needs the task alive until it is made.
+    std::uint64_t s = task->state.load(std::memory_order_relaxed);
+    while (!(s & join_waker)) {
+        if (task->state.compare_exchange_weak(s, (s | task_state::complete) - one_ref,
+                                              std::memory_order_acq_rel)) {
+            if (refs_of(s) == 1) task->destroy_frame();  // no handle, no waker
+            region->leave();  // last: may let the region's owner finish and free it
+            return;
+        }
+    }
+    task->state.fetch_or(task_state::complete, std::memory_order_acq_rel);
+    std::exchange(task->joiner, nullptr)->adopt_as_waker().wake();
     task->release();  // the store's reference
-    region->leave();  // last: may let the region's owner finish and free it
+    region->leave();
 }
 
 }  // namespace rtkit::detail

@@ -152,7 +152,7 @@ class worker {
     static constexpr unsigned maintenance_interval = 61;
 
   private:
-    void complete(task_header* task);
+    void complete(task_header* task) noexcept;
     /// Removes a finishing task this worker admitted from its store (the
     /// caller then drops the store's reference). Any worker's thread: with
     /// several workers a task often finishes on another one than it started on.

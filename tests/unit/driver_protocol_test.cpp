@@ -117,7 +117,8 @@ struct bare_runtime {
         auto& p = frame.promise();
         p.spawned = true;
         p.resume_point = frame;
-        p.refs.store(1, std::memory_order_relaxed);  // the scheduler's; no join handle
+        p.state.store(detail::task_state::one_ref,
+                      std::memory_order_relaxed);  // the store's; no handle
         w.get_handle().spawn(root_region, &p);
         while (w.run_once()) {
         }

@@ -86,7 +86,7 @@ class cx {
         try {
             home_->spawn_local(*region_, &p);
         } catch (...) {
-            p.refs.store(1, std::memory_order_relaxed);
+            p.state.store(detail::task_state::one_ref, std::memory_order_relaxed);
             p.release();
             throw;
         }
@@ -162,7 +162,8 @@ class cx {
         detail::promise<T>& p = frame.promise();
         p.spawned = true;
         p.resume_point = frame;
-        p.refs.store(2, std::memory_order_relaxed);  // the store's and the join handle's
+        // The store's reference and the join handle's.
+        p.state.store(2 * detail::task_state::one_ref, std::memory_order_relaxed);
         return p;
     }
     cx(detail::handle& home, detail::task_header* task, detail::region_node& region) noexcept

@@ -27,7 +27,7 @@ inline bool join_install_waker(task_header* t) noexcept {
     task_header* self = current_task();
     if (t->joiner != self) {
         if (t->joiner) t->joiner->release();  // a joiner that went away
-        self->refs.fetch_add(1, std::memory_order_relaxed);
+        self->add_ref();
         t->joiner = self;
     }
     return !(t->state.fetch_or(join_waker, std::memory_order_acq_rel) & complete);

@@ -68,7 +68,7 @@ class runtime {
         detail::promise<T>& p = frame.promise();
         p.spawned = true;
         p.resume_point = frame;
-        p.refs.store(1, std::memory_order_relaxed);
+        p.state.store(detail::task_state::one_ref, std::memory_order_relaxed);
         std::optional<outcome<T>> result;
         const std::exception_ptr destructor_error = drive(
             &p,

@@ -33,25 +33,31 @@ class handle;
 struct region_node;
 struct task_extras;
 
-/// State bits of a task, in task_header::state.
+/// State bits of a task, in the low half of task_header::state.
 namespace task_state {
-inline constexpr std::uint32_t scheduled = 1u << 0;         ///< queued, or about to be
-inline constexpr std::uint32_t running = 1u << 1;           ///< being polled
-inline constexpr std::uint32_t notified = 1u << 2;          ///< woken while running: poll again
-inline constexpr std::uint32_t complete = 1u << 3;          ///< finished; the outcome is set
-inline constexpr std::uint32_t join_waker = 1u << 4;        ///< `joiner` holds the joining task
-inline constexpr std::uint32_t cancel_requested = 1u << 5;  ///< unwind at the next await point
-inline constexpr std::uint32_t timeout_fired = 1u << 6;     ///< a timeout scope of the task expired
+inline constexpr std::uint64_t scheduled = 1ull << 0;         ///< queued, or about to be
+inline constexpr std::uint64_t running = 1ull << 1;           ///< being polled
+inline constexpr std::uint64_t notified = 1ull << 2;          ///< woken while running: poll again
+inline constexpr std::uint64_t complete = 1ull << 3;          ///< finished; the outcome is set
+inline constexpr std::uint64_t join_waker = 1ull << 4;        ///< `joiner` holds the joining task
+inline constexpr std::uint64_t cancel_requested = 1ull << 5;  ///< unwind at the next await point
+inline constexpr std::uint64_t timeout_fired = 1ull << 6;     ///< a timeout scope of it expired
 /// Either bit makes the next kernel await point throw task_cancelled.
-inline constexpr std::uint32_t interrupted = cancel_requested | timeout_fired;
-inline constexpr std::uint32_t root = 1u << 7;        ///< a block_on root, polled by its caller
-inline constexpr std::uint32_t root_woken = 1u << 8;  ///< the root's caller should poll it again
-inline constexpr std::uint32_t local =
-    1u << 9;  ///< thread-affine: polled only on task_extras::local_owner
+inline constexpr std::uint64_t interrupted = cancel_requested | timeout_fired;
+inline constexpr std::uint64_t root = 1ull << 7;        ///< a block_on root, polled by its caller
+inline constexpr std::uint64_t root_woken = 1ull << 8;  ///< the root's caller should poll it again
+/// Thread-affine: polled only on task_extras::local_owner.
+inline constexpr std::uint64_t local = 1ull << 9;
 /// Spawned by a combinator (join_all, race) that owns its outcome: a failure
 /// the combinator did not take, because its caller cancelled it first, goes
 /// with the combinator's cancelled outcome instead of being reported.
-inline constexpr std::uint32_t outcome_owned = 1u << 10;
+inline constexpr std::uint64_t outcome_owned = 1ull << 10;
+/// The high half of the state word counts references: this is one.
+inline constexpr std::uint64_t one_ref = 1ull << 32;
+inline constexpr std::uint64_t refs_mask = ~0ull << 32;
+inline std::uint32_t refs_of(std::uint64_t state) noexcept {
+    return static_cast<std::uint32_t>(state >> 32);
+}
 }  // namespace task_state
 
 /// What a suspended awaiter leaves in its task (task_header::leaf): the check
@@ -67,11 +73,14 @@ struct leaf_check {
 /// Scheduling record embedded in every task's coroutine promise, so a spawned
 /// task costs exactly one allocation: its coroutine frame.
 ///
-/// Life: `refs` counts the task store (until the task completes), the join handle, and
-/// each waker. The frame is destroyed when the count reaches zero.
+/// Life: the references count the task store (until the task completes), the
+/// join handle, and each waker. The frame is destroyed when the count reaches
+/// zero.
 struct task_header : schedulable {
-    std::atomic<std::uint32_t> state{0};
-    std::atomic<std::uint32_t> refs{0};
+    /// The task_state bits, and in the high half the reference count: one
+    /// word, so that a task finishes and drops the store's reference in one
+    /// locked instruction.
+    std::atomic<std::uint64_t> state{0};
     /// The innermost coroutine of this task that is suspended: tasks awaited
     /// inline move it down and back up, so the worker always resumes here.
     std::coroutine_handle<> resume_point;
@@ -116,6 +125,14 @@ struct task_header : schedulable {
     std::atomic<std::uint16_t> lanes_of{not_in_lanes};
     static constexpr std::uint16_t not_in_lanes = 0xFFFF;
 
+    /// Takes one more reference.
+    void add_ref() noexcept { state.fetch_add(task_state::one_ref, std::memory_order_relaxed); }
+    /// Replaces the state bits of a task no other thread can see yet,
+    /// keeping its references.
+    void start_with_state(std::uint64_t bits) noexcept {
+        state.store((state.load(std::memory_order_relaxed) & task_state::refs_mask) | bits,
+                    std::memory_order_relaxed);
+    }
     /// A waker for this task (takes a reference).
     waker make_waker() noexcept;
     /// A waker that takes over a reference the caller already counted.
