@@ -18,8 +18,8 @@ std::uint64_t next_region_id() noexcept;
 /// of a region scope wait until it is empty once the scope's body ended.
 ///
 /// `word` packs the count (in units of `one`) with three flags, so that the last
-/// leaver's final access to the node is a single atomic operation unless the
-/// closer is waiting (then the closer cannot go away until it is woken).
+/// leaver's final access to the node is one atomic operation: the one that
+/// sets `drained`, after which the closer may free the node.
 struct region_node {
     static constexpr std::uint64_t closing = 1;     ///< the scope's body ended
     static constexpr std::uint64_t closer_set = 2;  ///< `closer` holds the closer's waker
@@ -87,11 +87,19 @@ struct region_node {
     }
 
   private:
+    /// Marks the region drained. Setting `drained` must be the leaver's last
+    /// access to the node: the closer may see it (woken for another reason)
+    /// and free the node at once. So a waiting closer's waker is taken first;
+    /// the closer cannot go before `drained` is set.
     void mark_drained() noexcept {
-        if (word.fetch_or(drained, std::memory_order_acq_rel) & closer_set) {
-            waker w = std::move(closer);
-            w.wake();
-        }
+        std::uint64_t s = word.load(std::memory_order_acquire);
+        while (!(s & closer_set))
+            if (word.compare_exchange_weak(s, s | drained, std::memory_order_acq_rel,
+                                           std::memory_order_acquire))
+                return;  // nobody waits
+        waker w = std::move(closer);
+        word.fetch_or(drained, std::memory_order_acq_rel);
+        w.wake();
     }
 };
 
