@@ -4,6 +4,7 @@
 #include <exception>
 #include <memory>
 #include <new>
+#include <type_traits>
 #include <utility>
 
 #include "rtkit/outcome.hpp"
@@ -12,9 +13,9 @@ namespace rtkit::detail {
 
 /// A task's outcome inside its frame: the value, or the one pointer behind
 /// which a rare state keeps its details, in a union (a task ends ok,
-/// cancelled or panicked; only combinators make errors). Which of them is alive is
-/// a tag byte its owner keeps elsewhere (a task header has one to spare), so
-/// a task that returns a word spends one word on its outcome, not two.
+/// cancelled or panicked; only combinators make errors). Which of them is
+/// alive is a tag byte its owner keeps elsewhere (a task header has one to
+/// spare), so a task that returns a word spends one word on its outcome.
 ///
 /// Tag 0 is "never completed" (nothing alive); otherwise the tag is the
 /// outcome's state plus one. Taking the outcome moves it out and leaves the
