@@ -5,6 +5,7 @@
 #include <system_error>
 #include <utility>
 
+#include "root_wake.hpp"
 #include "rtkit/diagnostics.hpp"
 #include "rtkit/join_handle.hpp"
 #include "thread_context.hpp"
@@ -26,11 +27,6 @@ constexpr auto drain_observe_slice = std::chrono::milliseconds(1);
 /// so a self-waking task cannot keep block_on from returning.
 constexpr unsigned post_root_drain_turns = 64;
 
-/// The root's wake flag (task_state::root_woken) and how the caller uses it.
-bool take_root_wake(task_header* root) noexcept {
-    return root->state.fetch_and(~task_state::root_woken, std::memory_order_acq_rel) &
-           task_state::root_woken;
-}
 /// A finished root that block_on alone still references has no waker and no
 /// awaiter left, so only this thread touches its state word: a plain store
 /// does. A root that never waited (W8) then costs no locked instruction here.
@@ -40,19 +36,6 @@ void mark_root_complete(task_header* root) noexcept {
                           std::memory_order_release);
     else
         root->state.fetch_or(task_state::complete, std::memory_order_acq_rel);
-}
-bool root_wake_pending(const task_header* root) noexcept {
-    return root->state.load(std::memory_order_seq_cst) & task_state::root_woken;
-}
-void set_root_wake(task_header* root) noexcept {
-    root->state.fetch_or(task_state::root_woken, std::memory_order_relaxed);
-}
-void wait_root_wake(task_header* root) noexcept {
-    std::uint64_t s = root->state.load(std::memory_order_acquire);
-    while (!(s & task_state::root_woken)) {
-        root->state.wait(s, std::memory_order_acquire);
-        s = root->state.load(std::memory_order_acquire);
-    }
 }
 
 /// Marks the calling thread as the one driving the worker, for one scope.

@@ -33,10 +33,23 @@ bool claim_queue(task_header* task, std::uint64_t queued_as) noexcept {
     }
 }
 
-/// A new task is queued as a yielding one is requeued: already `running`, so
-/// its first poll needs no locked state transition (a wake before it only
-/// marks it notified, which costs at most one more poll).
-constexpr std::uint64_t queued_new = task_state::running;
+/// Puts a new task in `region` and sets its state, with `bits` besides.
+/// It is queued as a yielding one is requeued: already `running`, so its
+/// first poll needs no locked state transition (a wake before it only marks
+/// it notified, which costs at most one more poll). Nobody else can see the
+/// task yet; its joiner may once it is queued. Inlined: every spawn runs it.
+[[gnu::always_inline]] inline void start_in(region_node& region, task_header* task,
+                                            std::uint64_t bits) {
+    task->region = &region;
+    region.enter();
+    if (region.is_cancelled()) {
+        // Spawned into a cancelled region: it unwinds at its first await point.
+        set_cancel_reason(*task, region.cancel_reason_or_default());
+        bits |= task_state::cancel_requested;
+    }
+    task->start_with_state(task_state::running | bits);
+    task->requeued_running = true;
+}
 
 /// Where the lanes say `task` waits: a worker index, with this bit in the cancel lane.
 constexpr std::uint16_t in_cancel_lane = 0x8000;
@@ -104,17 +117,7 @@ bool wake_if_polled_here(task_header* task) noexcept {
 }
 
 void handle::spawn(region_node& region, task_header* task) {
-    task->region = &region;
-    region.enter();
-    std::uint64_t initial = queued_new;
-    if (region.is_cancelled()) {
-        // Spawned into a cancelled region: it unwinds at its first await point.
-        set_cancel_reason(*task, region.cancel_reason_or_default());
-        initial |= task_state::cancel_requested;
-    }
-    // Nobody else can see the task yet; its joiner may once it is queued.
-    task->start_with_state(initial);
-    task->requeued_running = true;
+    start_in(region, task, 0);
     if (handle* here = driven_here()) {
         here->worker_->admit(task);
         if (group_->steals()) group_->notify_work_available();
@@ -132,15 +135,7 @@ void handle::spawn_local(region_node& region, task_header* task) {
     task_extras& extras = task->get_extras();
     extras.local_owner = std::this_thread::get_id();
     if (group_->kind() == worker_group::flavor::multi_thread) extras.local_home = here;
-    task->region = &region;
-    region.enter();
-    std::uint64_t initial = queued_new | task_state::local;
-    if (region.is_cancelled()) {
-        set_cancel_reason(*task, region.cancel_reason_or_default());
-        initial |= task_state::cancel_requested;
-    }
-    task->start_with_state(initial);
-    task->requeued_running = true;
+    start_in(region, task, task_state::local);
     here->worker_->admit(task);
 }
 

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "root_wake.hpp"
 #include "rtkit/detail/task_extras.hpp"
 #include "rtkit/diagnostics.hpp"
 #include "thread_context.hpp"
@@ -24,21 +25,6 @@ constexpr int local_unwind_rounds = 1000;
 
 task_header* as_task(schedulable* s) noexcept {
     return static_cast<task_header*>(s);
-}
-
-bool root_wake_pending(const task_header* root) noexcept {
-    return root->state.load(std::memory_order_seq_cst) & task_state::root_woken;
-}
-bool take_root_wake(task_header* root) noexcept {
-    return root->state.fetch_and(~task_state::root_woken, std::memory_order_acq_rel) &
-           task_state::root_woken;
-}
-void wait_root_wake(task_header* root) noexcept {
-    std::uint64_t s = root->state.load(std::memory_order_acquire);
-    while (!(s & task_state::root_woken)) {
-        root->state.wait(s, std::memory_order_acquire);
-        s = root->state.load(std::memory_order_acquire);
-    }
 }
 
 }  // namespace
@@ -231,7 +217,7 @@ std::exception_ptr multi_thread_driver::drive(root_reference& reference) {
             after_suspending_poll(*root);
             if (root->yielded) {
                 root->yielded = false;
-                root->state.fetch_or(task_state::root_woken, std::memory_order_relaxed);
+                set_root_wake(root);
             }
             continue;
         }

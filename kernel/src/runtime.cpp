@@ -122,7 +122,6 @@ class runtime_core {
             group->add_worker(another<timer_driver>(loader, timer_choice),
                               another<lane_policy>(loader, lanes_choice));
         root_region.home = &group->worker_at(0).get_handle();
-        root_region.counted = false;
         if (multi) {
             multi_driver = std::make_unique<multi_thread_driver>(*group, root_region);
             multi_driver->start();
@@ -171,7 +170,7 @@ class runtime_core {
     runtime_description description;
     std::unique_ptr<worker_group> group;
     /// Every task belongs to this region or one below it. Nothing closes it.
-    region_node root_region;
+    region_node root_region{region_node::never_closed};
     std::unique_ptr<current_thread_driver> single_driver;
     std::unique_ptr<multi_thread_driver> multi_driver;
     /// Set when shutdown begins: no block_on may start (any thread reads it).

@@ -341,7 +341,7 @@ void worker::complete(task_header* task) noexcept {
     // Out of the store before anyone learns it finished: a joiner that
     // resumes finds the runtime as quiescent as this task leaves it.
     group_.worker_at(task->admitted_by).forget(task);
-    using namespace task_state;
+    using task_state::join_waker, task_state::one_ref, task_state::refs_of;
     region_node* const region = task->region;
     // Finished, and the store's reference dropped, in one locked instruction;
     // unless a joiner waits, whose wake needs the task alive until it is made.

@@ -31,14 +31,18 @@ struct region_node {
     handle* home = nullptr;  ///< how the region's runtime is reached
     /// False for a region that is never closed (a runtime's own): nobody
     /// reads its count, and not keeping it saves two locked instructions per
-    /// task. Set before the region is used.
-    bool counted = true;
+    /// task.
+    const bool counted = true;
     std::atomic<std::uint64_t> word{0};
     std::atomic<bool> cancelled{false};
     std::atomic<cancel_reason*> reason{nullptr};
     waker closer;
 
     region_node() = default;
+    /// A region that is never closed, so it keeps no count.
+    struct never_closed_t {};
+    static constexpr never_closed_t never_closed{};
+    explicit region_node(never_closed_t) noexcept : counted(false) {}
     region_node(const region_node&) = delete;
     region_node& operator=(const region_node&) = delete;
     ~region_node() { delete reason.load(std::memory_order_acquire); }
