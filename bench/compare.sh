@@ -7,12 +7,14 @@
 #   bench/compare.sh W1 W1@mt1 W4 W7   # PASSES=7 for more passes (default 5)
 #
 # W1 W2 W3 W4 W5 W8 W9 compare ns per op. W7 compares requests/s and the server's
-# CPU time (user + system) per request, for rtkit on epoll and on io_uring,
-# with the raw epoll and io_uring servers of ../shared/peers as the floor.
-# The order of the five servers rotates from pass to pass, so none is always
-# measured first or right after the same neighbour. With PIN=1 (the default
-# where there are two CPUs or more) the server runs on the last CPU and the
-# client on CPU 0: unpinned, the scheduler moves them between sharing one core
+# CPU time (user + system) per request, for rtkit on epoll and on io_uring
+# (its ring shared by threads, and with single_issuer: one thread owns it),
+# with the raw epoll and io_uring servers of ../shared/peers as the floor; it
+# also prints each rtkit server's CPU per request as a ratio to its floor's in
+# the same pass. The order of the six servers rotates from pass to pass, so none
+# is always measured first or right after the same neighbour. With PIN=1 (the
+# default where there are two CPUs or more) the server runs on the last CPU and
+# the client on CPU 0: unpinned, the scheduler moves them between sharing one core
 # and using two, and one server's CPU per request then varies by +-20% from
 # run to run here; pinned by about +-5% on a quiet host, and by up to +-20% on
 # a busy one (2026-12-04). Each median is printed with the middle half of its
@@ -94,14 +96,19 @@ w7_server() {
     tokio) cmd=("$PEERS/tokio_peer" tcp_echo_server) ;;
     rtkit_epoll) cmd=("$RTBENCH" W7 --set reactor.plugin=epoll --port) ;;
     rtkit_uring) cmd=("$RTBENCH" W7 --set reactor.plugin=uring --port) ;;
+    rtkit_uring_si)
+      cmd=("$RTBENCH" W7 --set reactor.plugin=uring --set reactor.uring.single_issuer=true --port)
+      ;;
     raw_epoll) cmd=("$PEERS/epoll_echo") ;;
     raw_uring) cmd=("$PEERS/uring_echo") ;;
   esac
 }
 
 compare_w7() {
-  local -A rps_ratio cpu_ratio rps cpu
-  local servers=(rtkit_epoll rtkit_uring raw_epoll raw_uring) order=(tokio) s cmd out
+  local -A rps_ratio cpu_ratio floor_ratio rps cpu
+  local -A floor_of=([rtkit_epoll]=raw_epoll [rtkit_uring]=raw_uring [rtkit_uring_si]=raw_uring)
+  local servers=(rtkit_epoll rtkit_uring rtkit_uring_si raw_epoll raw_uring) order=(tokio) s f
+  local cmd out
   for s in "${servers[@]}"; do
     w7_server "$s"
     [[ -x "${cmd[0]}" ]] && order+=("$s")
@@ -119,12 +126,18 @@ compare_w7() {
     for s in "${order[@]:1}"; do
       rps_ratio[$s]+="$(ratio "${rps[$s]}" "${rps[tokio]}") "
       cpu_ratio[$s]+="$(ratio "${cpu[$s]}" "${cpu[tokio]}") "
+      f="${floor_of[$s]:-}"
+      [[ -n "$f" && -n "${cpu[$f]:-}" ]] && floor_ratio[$s]+="$(ratio "${cpu[$s]}" "${cpu[$f]}") "
     done
   done
   echo "W7 servers pinned: $pinning"
   for s in "${order[@]:1}"; do
     printf 'W7 %s: %s tokio req/s at %s tokio CPU/req (medians of %s per-pass ratios)\n' \
       "$s" "$(spread "${rps_ratio[$s]}")" "$(spread "${cpu_ratio[$s]}")" "$PASSES"
+  done
+  for s in "${!floor_ratio[@]}"; do
+    printf 'W7 %s: %s CPU/req of %s (medians of %s per-pass ratios)\n' \
+      "$s" "$(spread "${floor_ratio[$s]}")" "${floor_of[$s]}" "$PASSES"
   done
 }
 

@@ -1,6 +1,7 @@
 #include "current_thread_driver.hpp"
 
 #include <chrono>
+#include <stdexcept>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -97,6 +98,9 @@ void current_thread_driver::adopt(held_worker w) {
 
 void current_thread_driver::start_background() noexcept {
     if (background_started_.load(std::memory_order_acquire)) return;
+    // A thread-bound reactor belongs to the thread that drives block_on: work
+    // waits for the next block_on there.
+    if (group_.io().thread_bound()) return;
     std::lock_guard lock(background_mutex_);
     if (background_.joinable() || background_closed_) return;
     try {
@@ -224,6 +228,7 @@ bool current_thread_driver::resting_worker_needs_driving() const {
 }
 
 held_worker current_thread_driver::acquire() {
+    if (!group_.io().claim_for_this_thread()) return nullptr;
     const std::thread::id me = std::this_thread::get_id();
     std::unique_lock lock(mutex_);
     switch (slot_) {
@@ -354,6 +359,11 @@ std::exception_ptr root_reference::retire() noexcept {
 }
 
 std::exception_ptr current_thread_driver::drive(root_reference& reference) {
+    if (!driven_by_this_thread() && !group_.io().claim_for_this_thread())
+        throw std::logic_error(
+            "block_on from a thread other than this runtime's home thread: its reactor is bound "
+            "to the thread that first drove it (uring with single_issuer); call block_on on that "
+            "thread, or drop [reactor.uring] single_issuer");
     task_header* root = reference.get();
     // Not marked woken: the first poll happens unconditionally (no waker can
     // exist before it), which spares a read-modify-write per call.

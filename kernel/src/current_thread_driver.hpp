@@ -62,6 +62,10 @@ class root_reference {
 /// driven, not with the runtime: a program that only calls block_on stays
 /// single-threaded, which the kernel rewards (no file reference counting per
 /// socket call, no lock contention).
+///
+/// With a thread-bound reactor (thread_bound_reactor_name) only the first
+/// thread that takes the worker ever drives it: no background thread, and
+/// block_on from another thread is refused.
 class current_thread_driver {
   public:
     /// Drives the one worker of `group`; roots of block_on join `root_region`.

@@ -7,7 +7,17 @@
 namespace rtkit::detail {
 
 io_driver::io_driver(std::shared_ptr<reactor> backend, std::string name)
-    : backend_(std::move(backend)), name_(std::move(name)), limits_(backend_->limits()) {}
+    : backend_(std::move(backend)),
+      name_(std::move(name)),
+      limits_(backend_->limits()),
+      thread_bound_(backend_->query_interface(thread_bound_reactor_name) != nullptr) {}
+
+bool io_driver::claim_for_this_thread() noexcept {
+    if (!thread_bound_) return true;
+    const std::thread::id me = std::this_thread::get_id();
+    std::thread::id none{};
+    return home_.compare_exchange_strong(none, me, std::memory_order_relaxed) || none == me;
+}
 
 void io_driver::refuse(const std::string& why) const {
     throw std::system_error(EMFILE, std::generic_category(), "reactor " + name_ + " " + why);

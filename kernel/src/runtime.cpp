@@ -109,6 +109,12 @@ class runtime_core {
         auto io = start_plugin<reactor>(loader, config.reactor, io_choice);
         auto timers = start_plugin<timer_driver>(loader, config.timer, timer_choice);
         auto lanes = start_plugin<lane_policy>(loader, config.lanes, lanes_choice);
+        if (multi && io->query_interface(thread_bound_reactor_name))
+            throw std::invalid_argument(
+                "reactor " + io_choice.description +
+                " is bound to one thread (uring's single_issuer), and a multi_thread runtime's "
+                "workers share the reactor; use flavor = \"current_thread\", or drop "
+                "[reactor.uring] single_issuer");
         description.reactor = io_choice.description;
         description.timer = timer_choice.description;
         description.lanes = lanes_choice.description;

@@ -148,6 +148,17 @@ void worker_group::retire() noexcept {
     if (retired_) return;
     retired_ = true;
     shutting_down_.store(true, std::memory_order_release);
+    if (!io_->claim_for_this_thread()) {
+        // Unwinding tasks waits for their I/O in the reactor, which only its
+        // home thread may enter: leave the tasks as they are.
+        if (const std::size_t left = live_tasks())
+            report_diagnostic({diagnostic_kind::tasks_leaked,
+                               std::to_string(left) +
+                                   " task(s) leaked at shutdown: the runtime's reactor is bound "
+                                   "to the thread that first drove it, and this is another "
+                                   "thread; shut the runtime down on that thread"});
+        return;
+    }
     // Cancel and unwind: every task sees task_cancelled at its next await
     // point. Shutdown is set, so the dispatch loops would not run; turn by
     // hand, worker after worker, until nothing is left (a task finishing on

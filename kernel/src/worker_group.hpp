@@ -133,7 +133,8 @@ class worker_group {
     /// they have unwound (bounded): no other thread may drive any of them now.
     /// Tasks that never unwind (local tasks of other threads, tasks that
     /// ignore cancellation) are reported and leaked rather than destroyed
-    /// under their feet.
+    /// under their feet; so is every task when the reactor is bound to
+    /// another thread (io_driver::claim_for_this_thread).
     void retire() noexcept;
 
   private:

@@ -9,6 +9,10 @@ constexpr rtkit_option_decl uring_options[] = {
      "submission queue entries (the completion queue gets twice as many)"},
     {"sqpoll", RTKIT_OPTION_BOOL, "false", 0, 0, nullptr,
      "a kernel thread polls the submission queue (costs a core while busy)"},
+    {"single_issuer", RTKIT_OPTION_BOOL, "false", 0, 0, nullptr,
+     "one thread drives the ring (SINGLE_ISSUER | DEFER_TASKRUN, Linux 6.1+): cheaper "
+     "completions; current_thread runtimes only, which then run tasks only inside block_on "
+     "on the first thread that drove them"},
     {"test_fail_probe_errno", RTKIT_OPTION_INT, "0", 0, 4095, nullptr,
      "fault injection: when nonzero the probe fails with this errno (1 EPERM, 38 ENOSYS)"},
     {"test_fail_wake_rearms", RTKIT_OPTION_INT, "0", 0, 4095, nullptr,
@@ -26,7 +30,7 @@ constexpr rtkit_plugin_descriptor uring_descriptor =
     rtkit::make_plugin_descriptor<rtkit::reactor, rtkit_uring::uring_reactor>(
         "uring", "1.0.0",
         "io_uring reactor: multishot-poll readiness plus whole accept/connect/recv/send/read/write",
-        uring_options, 7);
+        uring_options, 8);
 
 }  // namespace
 

@@ -1,9 +1,15 @@
 #include "uring_probe.hpp"
 
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <system_error>
+#include <utility>
+
+#include "provided_buffers.hpp"
 
 namespace rtkit_uring {
 namespace {
@@ -61,6 +67,47 @@ int io_uring_disabled_setting() {
 
 }  // namespace
 
+bool multishot_recv_works() {
+    io_uring ring{};
+    if (io_uring_queue_init(8, &ring, 0) < 0) return false;
+    bool works = false;
+    {
+        provided_buffers buffers;
+        int fds[2] = {-1, -1};
+        if (buffers.setup(ring, 2, 64) == 0 &&
+            socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0) {
+            io_uring_sqe* sqe = io_uring_get_sqe(&ring);  // the ring is empty
+            io_uring_prep_recv_multishot(sqe, fds[0], nullptr, 0, 0);
+            sqe->flags |= IOSQE_BUFFER_SELECT;
+            sqe->buf_group = provided_buffers::group;
+            const char byte = 'p';
+            works = write(fds[1], &byte, 1) == 1 && io_uring_submit(&ring) == 1;
+            close(fds[1]);  // end of stream: a live multishot recv ends with it
+            // The first completion carries the byte (and MORE) where multishot
+            // recv exists, -EINVAL where it does not; wait for the recv's last
+            // completion, so that nothing is in flight when the ring closes.
+            bool first = true;
+            for (bool more = works; more;) {
+                __kernel_timespec limit{1, 0};
+                io_uring_cqe* cqe = nullptr;
+                if (io_uring_wait_cqe_timeout(&ring, &cqe, &limit) < 0) {
+                    works = false;
+                    break;
+                }
+                if (std::exchange(first, false))
+                    works = cqe->res == 1 && (cqe->flags & IORING_CQE_F_MORE) &&
+                            (cqe->flags & IORING_CQE_F_BUFFER);
+                more = cqe->flags & IORING_CQE_F_MORE;
+                io_uring_cqe_seen(&ring, cqe);
+            }
+            close(fds[0]);
+        }
+        buffers.teardown(ring);
+    }
+    io_uring_queue_exit(&ring);
+    return works;
+}
+
 std::string required_opcode_names() {
     std::string names;
     for (const required_opcode& r : required_opcodes)
@@ -79,13 +126,25 @@ void open_ring(io_uring& ring, const ring_settings& settings) {
                "kernel.io_uring_disabled = 2: io_uring is disabled on this machine for every "
                "process (sysctl kernel.io_uring_disabled=0 enables it); use the epoll reactor");
 
-    // No COOP_TASKRUN, SINGLE_ISSUER or DEFER_TASKRUN: the ring is shared by
-    // threads. The kernel completes a request in the thread that submitted
-    // it; on a multi-thread runtime that thread may be parked on a futex while
-    // another waits in the ring, and only the default notification (which
-    // interrupts such a wait) posts the completion. (The current-thread
-    // runtime also hands its worker between threads: block_on borrows it.)
+    // Without single_issuer: no COOP_TASKRUN, SINGLE_ISSUER or DEFER_TASKRUN,
+    // since the ring is shared by threads. The kernel completes a request in
+    // the thread that submitted it; on a multi-thread runtime that thread may
+    // be parked on a futex while another waits in the ring, and only the
+    // default notification (which interrupts such a wait) posts the
+    // completion. (The current-thread runtime also hands its worker between
+    // threads: block_on borrows it.)
     io_uring_params params{};
+    if (settings.single_issuer) {
+        if (settings.sqpoll)
+            refuse(EINVAL,
+                   "[reactor.uring] single_issuer and sqpoll cannot be combined (the kernel's "
+                   "deferred task work needs the issuer itself to enter the ring); drop one");
+        // Task work runs in batches inside the issuer's own io_uring_enter,
+        // and TASKRUN_FLAG says when some waits, so a poll that does not
+        // block enters only then. Disabled until the first driver enables it.
+        params.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN |
+                       IORING_SETUP_TASKRUN_FLAG | IORING_SETUP_R_DISABLED;
+    }
     if (settings.sqpoll) {
         params.flags = IORING_SETUP_SQPOLL;
         params.sq_thread_idle = 50;  // ms before the poller thread sleeps
@@ -96,6 +155,10 @@ void open_ring(io_uring& ring, const ring_settings& settings) {
             refuse(EPERM,
                    "kernel.io_uring_disabled = 1: io_uring is limited to kernel.io_uring_group "
                    "and privileged processes; use the epoll reactor");
+        if (settings.single_issuer && -rc == EINVAL)
+            refuse(EINVAL,
+                   "io_uring_setup refused SINGLE_ISSUER | DEFER_TASKRUN with EINVAL (Linux "
+                   "6.1+ needed); drop [reactor.uring] single_issuer");
         refuse(-rc, setup_advice(-rc));
     }
 

@@ -10,6 +10,9 @@ namespace rtkit_uring {
 struct ring_settings {
     unsigned entries = 256;  ///< submission queue size (the completion queue is twice that)
     bool sqpoll = false;     ///< a kernel thread polls the submission queue
+    /// One thread drives the ring: SINGLE_ISSUER | DEFER_TASKRUN, enabled (and
+    /// so bound) by the first thread that enters it.
+    bool single_issuer = false;
     /// Fault injection: when nonzero, the probe fails as if io_uring_setup had
     /// returned this errno (1 EPERM, 38 ENOSYS, ...), before touching the kernel.
     int fail_probe_errno = 0;
@@ -27,7 +30,14 @@ struct ring_settings {
 /// kernel.io_uring_disabled allows it, io_uring_setup succeeds, and every
 /// opcode the reactor submits is supported. Throws std::system_error whose
 /// message says which check failed and what to do; the ring is not left open.
+/// A single_issuer ring is left disabled: the first thread that calls
+/// enables it (IORING_REGISTER_ENABLE_RINGS) becomes its only issuer.
 void open_ring(io_uring& ring, const ring_settings& settings);
+
+/// Whether this kernel can do a multishot recv into provided buffers (buffer
+/// rings need Linux 5.19, multishot recv 6.0): tries one on a socketpair, on
+/// a small ring of its own.
+bool multishot_recv_works();
 
 /// The opcodes the reactor submits, for messages.
 std::string required_opcode_names();

@@ -5,12 +5,14 @@
 #include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -67,6 +69,7 @@ ring_settings settings_from(const rtkit::plugin_options& options) {
     ring_settings s;
     s.entries = static_cast<unsigned>(options.get_int("entries"));
     s.sqpoll = options.get_bool("sqpoll");
+    s.single_issuer = options.get_bool("single_issuer");
     s.fail_probe_errno = static_cast<int>(options.get_int("test_fail_probe_errno"));
     s.fail_wake_rearms = static_cast<unsigned>(options.get_int("test_fail_wake_rearms"));
     s.recv_buffers = static_cast<unsigned>(options.get_int("recv_buffers"));
@@ -95,7 +98,8 @@ unsigned clamp_length(std::size_t n) {
 uring_reactor::uring_reactor(const rtkit::plugin_options& options)
     : uring_reactor(settings_from(options)) {}
 
-uring_reactor::uring_reactor(const ring_settings& settings) {
+uring_reactor::uring_reactor(const ring_settings& settings)
+    : single_issuer_(settings.single_issuer) {
     open_ring(ring_, settings);
     // Blocking on purpose: io_uring answers a READ of an O_NONBLOCK file with
     // EAGAIN instead of waiting. wake() never blocks on it (the counter would
@@ -110,7 +114,7 @@ uring_reactor::uring_reactor(const ring_settings& settings) {
     // multishot recv (6.0) every recv goes to the kernel whole.
     if (settings.recv_buffers > 0 &&
         buffers_.setup(ring_, settings.recv_buffers, settings.recv_buffer_size) == 0 &&
-        probe_multishot_recv()) {
+        multishot_recv_works()) {
         multishot_recv_ = true;
         chunk_next_.assign(buffers_.count(), -1);
         chunk_length_.assign(buffers_.count(), 0);
@@ -141,9 +145,28 @@ uring_reactor::~uring_reactor() {
     close(wake_fd_);
 }
 
+void uring_reactor::claim_ring() {
+    if (!single_issuer_) return;
+    const std::thread::id me = std::this_thread::get_id();
+    const std::thread::id issuer = issuer_.load(std::memory_order_relaxed);
+    if (issuer == me) return;
+    if (issuer != std::thread::id{})
+        throw std::system_error(
+            EEXIST, std::generic_category(),
+            "the uring reactor has single_issuer = true: its ring belongs to the thread that "
+            "first drove it, and another thread called it; drive the runtime from one thread, "
+            "or drop [reactor.uring] single_issuer");
+    // liburing 2.3 declares io_uring_enable_rings() but does not export it.
+    if (syscall(__NR_io_uring_register, ring_.ring_fd, IORING_REGISTER_ENABLE_RINGS, nullptr, 0) <
+        0)
+        throw std::system_error(errno, std::generic_category(), "io_uring_register(ENABLE_RINGS)");
+    issuer_.store(me, std::memory_order_relaxed);
+}
+
 io_uring_sqe* uring_reactor::next_sqe() {
     io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
     if (sqe) return sqe;
+    claim_ring();
     const int rc = io_uring_submit(&ring_);  // the queue is full: hand it over now
     if (rc < 0) throw std::system_error(-rc, std::generic_category(), "io_uring_submit");
     sqe = io_uring_get_sqe(&ring_);
@@ -259,6 +282,7 @@ void uring_reactor::remove(int fd, rtkit::io_token) noexcept {
                 io_uring_sqe_set_data64(sqe, kind_ignore);
                 sqe->flags |= IOSQE_CQE_SKIP_SUCCESS;
             }
+            claim_ring();
             io_uring_submit(&ring_);
         } catch (...) {
             // Only the early release is lost; stale completions are still dropped.
@@ -341,6 +365,7 @@ void uring_reactor::deliver_kept(rtkit::readiness_sink& sink) noexcept {
 std::size_t uring_reactor::poll(rtkit::duration timeout, rtkit::readiness_sink& sink) {
     if (readiness_kept_) deliver_kept(sink);
     if (!wake_read_armed_) timeout = rearm_wake_read(timeout);
+    claim_ring();
     int rc = 0;
     if (timeout.count() == 0) {
         // Enter the kernel only when there is something to submit or task
@@ -380,8 +405,11 @@ void uring_reactor::wake() noexcept {
 }
 
 void* uring_reactor::query_interface(const char* name) noexcept {
-    if (name && std::strcmp(name, rtkit::completion_reactor_v1_name) == 0)
+    if (!name) return nullptr;
+    if (std::strcmp(name, rtkit::completion_reactor_v1_name) == 0)
         return static_cast<rtkit::completion_reactor_v1*>(this);
+    if (single_issuer_ && std::strcmp(name, rtkit::thread_bound_reactor_name) == 0)
+        return static_cast<rtkit::reactor*>(this);
     return nullptr;
 }
 
@@ -449,6 +477,14 @@ void uring_reactor::cancel(rtkit::io_completion& done) noexcept {
     }
     // The buffer may be reused only after the kernel let go of it: wait for the
     // operation's own completion (other completions are handled on the way).
+    try {
+        claim_ring();
+    } catch (const std::exception& e) {
+        // Only the ring's issuer can wait for it, and returning would let the
+        // kernel write into a released buffer.
+        std::fprintf(stderr, "rtkit uring reactor: cancel() on the wrong thread: %s\n", e.what());
+        std::abort();
+    }
     while (done.pending) {
         const int rc = io_uring_submit_and_wait(&ring_, 1);
         if (rc < 0 && rc != -EINTR && rc != -ETIME && rc != -EBUSY && rc != -EAGAIN) {
@@ -461,43 +497,6 @@ void uring_reactor::cancel(rtkit::io_completion& done) noexcept {
 }
 
 // --- Buffered recv ---
-
-bool uring_reactor::probe_multishot_recv() {
-    int fds[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) < 0) return false;
-    io_uring_sqe* sqe = io_uring_get_sqe(&ring_);  // the ring is still empty here
-    io_uring_prep_recv_multishot(sqe, fds[0], nullptr, 0, 0);
-    sqe->flags |= IOSQE_BUFFER_SELECT;
-    sqe->buf_group = provided_buffers::group;
-    io_uring_sqe_set_data64(sqe, kind_ignore);
-    const char byte = 'p';
-    bool works = write(fds[1], &byte, 1) == 1 && io_uring_submit(&ring_) == 1;
-    close(fds[1]);  // end of stream: a live multishot recv ends with it
-    // The first completion carries the byte (and MORE) where multishot recv
-    // exists, -EINVAL where it does not; wait for the recv's last completion.
-    bool first = true;
-    bool more = works;
-    while (more) {
-        __kernel_timespec limit{1, 0};
-        io_uring_cqe* cqe = nullptr;
-        if (io_uring_wait_cqe_timeout(&ring_, &cqe, &limit) < 0) {
-            works = false;
-            break;
-        }
-        if (first)
-            works = cqe->res == 1 && (cqe->flags & IORING_CQE_F_MORE) &&
-                    (cqe->flags & IORING_CQE_F_BUFFER);
-        first = false;
-        if (cqe->flags & IORING_CQE_F_BUFFER) {
-            buffers_.taken();
-            buffers_.recycle(static_cast<std::uint16_t>(cqe->flags >> IORING_CQE_BUFFER_SHIFT));
-        }
-        more = cqe->flags & IORING_CQE_F_MORE;
-        io_uring_cqe_seen(&ring_, cqe);
-    }
-    close(fds[0]);
-    return works;
-}
 
 void uring_reactor::arm_recv(rtkit::io_token token, table::entry& r) {
     const int file = fixed_file(token, r);

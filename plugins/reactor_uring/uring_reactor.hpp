@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "provided_buffers.hpp"
@@ -28,6 +29,10 @@ namespace rtkit_uring {
 /// multishot recv per registration into provided buffers (see below). Every submission of a
 /// dispatch turn goes to the kernel with the next poll(), in one io_uring_enter that also waits.
 /// wake() writes an eventfd that a pending READ drains.
+///
+/// With single_issuer the ring belongs to the first thread that enters it
+/// (SINGLE_ISSUER | DEFER_TASKRUN), and query_interface(thread_bound_reactor_name)
+/// says so to the kernel, which then keeps every call on that thread.
 ///
 /// Buffered recv: the first recv on a registered socket starts a multishot
 /// recv (Linux 6.0+, probed at start) that receives into a ring of provided
@@ -96,6 +101,10 @@ class uring_reactor final : public rtkit::reactor, public rtkit::completion_reac
     /// full (and, with SQPOLL, waiting for the kernel thread to take entries).
     /// Throws std::system_error when the flush fails.
     io_uring_sqe* next_sqe();
+    /// Before entering the kernel: with single_issuer, the first caller
+    /// enables the ring and becomes its only issuer; throws std::system_error
+    /// (EEXIST, saying what to do) on any other thread.
+    void claim_ring();
     /// Arms a one-shot poll of `r` for `direction` (ready::readable or ready::writable).
     void arm_poll(rtkit::io_token token, table::entry& r, unsigned direction);
     /// The registered-file slot of registration `token` (its table index),
@@ -110,8 +119,6 @@ class uring_reactor final : public rtkit::reactor, public rtkit::completion_reac
     rtkit::duration rearm_wake_read(rtkit::duration timeout) noexcept;
 
     // Buffered recv (multishot recv into provided buffers).
-    /// Tries a multishot recv on a socketpair: false where the kernel lacks it.
-    bool probe_multishot_recv();
     void submit_buffered_recv(rtkit::io_token token, table::entry& r,
                               const rtkit::io_request& request, rtkit::io_completion& done);
     void arm_recv(rtkit::io_token token, table::entry& r);
@@ -138,6 +145,10 @@ class uring_reactor final : public rtkit::reactor, public rtkit::completion_reac
     void deliver_kept(rtkit::readiness_sink& sink) noexcept;
 
     io_uring ring_{};
+    bool single_issuer_ = false;  ///< ring_settings::single_issuer
+    /// The ring's only issuer once enabled. Atomic only so that a thread that
+    /// breaks the one-thread rule reads it without a data race.
+    std::atomic<std::thread::id> issuer_{};
     int wake_fd_ = -1;
     std::uint64_t wake_count_ = 0;  ///< the eventfd READ's buffer
     /// Set by the wake() that writes the eventfd; the wakes after it skip the

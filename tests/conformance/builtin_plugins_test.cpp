@@ -44,10 +44,13 @@ TEST_CASE("epoll passes its suite fetching one event per poll") {
         plugin_dir / "rtkit_reactor_epoll.so", {{"events_per_poll", std::int64_t{1}}}));
 }
 
-TEST_CASE("uring runs and passes the completion cases - also with whole recvs and plain files") {
+TEST_CASE(
+    "uring runs and passes the completion cases - also with whole recvs and plain files - and "
+    "with a single issuer") {
     const rtkit::option_table whole_recvs{{"recv_buffers", std::int64_t{0}},
                                           {"fixed_files", std::int64_t{0}}};
-    for (const rtkit::option_table& options : {rtkit::option_table{}, whole_recvs}) {
+    const rtkit::option_table single_issuer{{"single_issuer", true}};
+    for (const rtkit::option_table& options : {rtkit::option_table{}, whole_recvs, single_issuer}) {
         const auto r = rtkit::conformance::run_reactor_conformance(
             plugin_dir / "rtkit_reactor_uring.so", options);
         check_passed(r);

@@ -35,19 +35,24 @@ inline rtkit::runtime_config config_for(const std::string& reactor) {
 struct setup {
     std::string reactor;
     bool multi_thread = false;
+    /// uring only: the ring belongs to the thread that first drives it.
+    bool single_issuer = false;
     std::string name() const {
-        return reactor + (multi_thread ? " (multi_thread, 2 workers)" : " (current_thread)");
+        return reactor + (single_issuer ? " with single_issuer" : "") +
+               (multi_thread ? " (multi_thread, 2 workers)" : " (current_thread)");
     }
 };
 
 /// Every net test that is not about one flavor runs on each of these: every
-/// reactor, on the current-thread runtime and on a multi-thread one.
+/// reactor, on the current-thread runtime and on a multi-thread one, and
+/// uring bound to one thread (current-thread only).
 inline const std::vector<setup> setups = [] {
     std::vector<setup> all;
     for (const std::string& r : reactors) {
         all.push_back({r, false});
         all.push_back({r, true});
     }
+    all.push_back({"uring", false, true});
     return all;
 }();
 
@@ -57,6 +62,7 @@ inline rtkit::runtime_config config_for(const setup& s) {
         c.flavor = "multi_thread";
         c.workers = 2;
     }
+    if (s.single_issuer) c.reactor.options["uring"] = {{"single_issuer", true}};
     return c;
 }
 

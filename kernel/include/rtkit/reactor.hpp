@@ -56,6 +56,16 @@ class readiness_sink {
     ~readiness_sink() = default;
 };
 
+/// The query_interface() name by which a reactor says it is bound to one
+/// thread for its whole life: the first thread that calls a method other
+/// than wake(). The answer is any non-null pointer (the reactor itself). With
+/// such a reactor the current-thread runtime has a home thread, the first
+/// that drives it: it runs tasks only inside block_on on that thread (no
+/// background thread), refuses block_on from other threads with an error,
+/// and a shutdown from another thread leaks the live tasks (reported)
+/// rather than touch the reactor there. A multi-thread runtime refuses it.
+inline constexpr const char* thread_bound_reactor_name = "rtkit.thread_bound.v1";
+
 /// A readiness backend: it watches descriptors and delivers what it sees.
 ///
 /// The kernel keeps the rest: every registration's interest, the readiness
@@ -83,6 +93,11 @@ class readiness_sink {
 /// the calls, so a reactor needs no lock for them but must keep no
 /// thread-local state. wake() may be called from any thread at any time,
 /// concurrently with the others. Nothing here is re-entrant.
+///
+/// A reactor that only one thread may drive (io_uring with SINGLE_ISSUER)
+/// answers query_interface(thread_bound_reactor_name) with a non-null
+/// pointer. The kernel then makes every call but wake() from one thread, the
+/// first that drives the runtime; see thread_bound_reactor_name.
 ///
 /// A reactor that performs whole operations (io_uring) also offers
 /// rtkit::completion_reactor_v1 through query_interface(completion_reactor_v1_name):

@@ -41,11 +41,16 @@ struct shutdown_report {
 /// reactor's poll failing), the thread reports it on stderr and stops; the
 /// work then runs during block_on calls, which see such an error themselves.
 /// Destroying the runtime cancels the tasks still alive, lets them unwind,
-/// and joins the background thread.
+/// and joins the background thread. With a reactor bound to one thread
+/// (uring's `single_issuer`) the first thread that drives the runtime is its
+/// home: tasks run only inside block_on there, block_on on another thread
+/// throws std::logic_error, and destroying the runtime on another thread
+/// leaks the live tasks (reported) instead of unwinding them.
 class runtime {
   public:
     /// Loads the plugins and creates the worker. Throws plugin_error
-    /// when a plugin cannot be loaded, std::invalid_argument for a bad flavor.
+    /// when a plugin cannot be loaded, std::invalid_argument for a bad flavor
+    /// (or a multi_thread flavor over a reactor bound to one thread).
     explicit runtime(const runtime_config& config = {});
     ~runtime();
     runtime(const runtime&) = delete;

@@ -1,7 +1,9 @@
 #pragma once
 // rtkit::detail::io_driver: the kernel's side of a reactor plugin.
+#include <atomic>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "rtkit/reactor.hpp"
 #include "rtkit/reactor_support/registration_table.hpp"
@@ -59,6 +61,13 @@ class io_driver final : public readiness_sink {
     /// The plugin object, for its extension interfaces (query_interface).
     reactor& backend() const noexcept { return *backend_; }
 
+    /// True when only one thread may ever drive the backend
+    /// (thread_bound_reactor_name).
+    bool thread_bound() const noexcept { return thread_bound_; }
+    /// Whether the calling thread may drive the backend: always, unless it is
+    /// thread-bound; then the first thread to ask becomes its only driver.
+    bool claim_for_this_thread() noexcept;
+
   private:
     using table = reactor_support::registration_table<>;
     using entry = table::entry;
@@ -69,6 +78,9 @@ class io_driver final : public readiness_sink {
     std::shared_ptr<reactor> backend_;
     std::string name_;
     reactor_limits limits_;
+    const bool thread_bound_;
+    /// The one driver of a thread-bound backend, once claimed.
+    std::atomic<std::thread::id> home_{};
     table table_;
     std::size_t became_ready_ = 0;  ///< counted by deliver() during one poll()
 };

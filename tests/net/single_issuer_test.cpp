@@ -1,0 +1,250 @@
+// uring with single_issuer: the ring belongs to the first thread that drives
+// the runtime (its home thread). The current-thread runtime keeps every
+// reactor call there: no background thread, block_on elsewhere refused with
+// an error, a shutdown elsewhere leaks what it cannot unwind (reported). A
+// multi-thread runtime and SQPOLL refuse the option.
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "net_support.hpp"
+#include "rtkit/diagnostics.hpp"
+#include "rtkit/plugin_loader.hpp"
+#include "rtkit/sync/oneshot.hpp"
+
+using namespace rtkit;
+using namespace std::chrono_literals;
+
+namespace {
+
+runtime_config single_issuer_config() {
+    return net_test::config_for(net_test::setup{"uring", false, true});
+}
+
+/// Connects to `listener`, sends `message` and reads it back through `server`.
+task<std::string> echo_once(net::tcp_listener& listener, std::string message) {
+    auto server = spawn([](net::tcp_listener& l) -> task<void> {
+        net::tcp_stream s = co_await l.accept();
+        std::vector<char> buf(256);
+        const std::size_t n = co_await s.read(buf.data(), buf.size());
+        co_await s.write_all(buf.data(), n);
+    }(listener));
+    net::tcp_stream client =
+        co_await net::tcp_stream::connect(listener.local_address(), std::chrono::seconds(2));
+    co_await client.write_all(message);
+    std::vector<char> back(message.size());
+    co_await client.read_exact(back.data(), back.size());
+    (co_await std::move(server)).value();
+    co_return std::string(back.begin(), back.end());
+}
+
+/// The scheduler state of thread `tid` of this process ('R', 'S', ...).
+char thread_state(pid_t tid) {
+    std::ifstream stat("/proc/self/task/" + std::to_string(tid) + "/stat");
+    std::string all((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const auto close = all.rfind(')');  // the name may hold spaces and parentheses
+    return close != std::string::npos && close + 2 < all.size() ? all[close + 2] : '?';
+}
+
+/// A blocking client socket connected to 127.0.0.1:`port`, or -1.
+int connect_loopback(std::uint16_t port) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(port);
+    if (fd >= 0 && ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) return fd;
+    if (fd >= 0) ::close(fd);
+    return -1;
+}
+
+task<std::string> echo_on_loopback(std::string message) {
+    auto listener = net::tcp_listener::bind(net::socket_address::loopback(0));
+    co_return co_await echo_once(listener, std::move(message));
+}
+
+/// Records the diagnostics reported while it lives.
+class recorded_diagnostics {
+  public:
+    recorded_diagnostics() {
+        previous_ = set_diagnostic_hook([this](const diagnostic& d) {
+            std::lock_guard lock(mutex_);
+            seen_.push_back(d);
+        });
+    }
+    ~recorded_diagnostics() { set_diagnostic_hook(std::move(previous_)); }
+    std::vector<diagnostic> seen() {
+        std::lock_guard lock(mutex_);
+        return seen_;
+    }
+
+  private:
+    diagnostic_hook previous_;
+    std::mutex mutex_;
+    std::vector<diagnostic> seen_;
+};
+
+}  // namespace
+
+TEST_CASE("single_issuer: the first thread to drive is home - block_on elsewhere is refused") {
+    // Built on this thread, first driven by another: that one is home.
+    runtime rt(single_issuer_config());
+    std::string echoed;
+    std::thread home([&] { echoed = rt.block_on(echo_on_loopback("from home")); });
+    home.join();
+    CHECK(echoed == "from home");
+
+    std::string refusal;
+    try {
+        rt.block_on(echo_on_loopback("from elsewhere"));
+    } catch (const std::logic_error& e) {
+        refusal = e.what();
+    }
+    CHECK(refusal.find("home thread") != std::string::npos);
+    CHECK(refusal.find("single_issuer") != std::string::npos);
+    // Refused before it started: nothing of the root stays.
+    CHECK(rt.is_quiescent());
+}
+
+TEST_CASE("single_issuer: a wake from another thread ends the home thread's wait in the ring") {
+    runtime rt(single_issuer_config());
+    for (int round = 0; round < 20; ++round) {
+        auto [tx, rx] = sync::make_oneshot<int>();
+        std::atomic<pid_t> home_tid{0};
+        // Sends once the home thread sleeps: with a live registration, it
+        // sleeps in io_uring_enter, and only the eventfd behind wake() ends that.
+        std::thread sender([&, tx = std::move(tx)]() mutable {
+            pid_t tid = 0;
+            while ((tid = home_tid.load()) == 0)
+                std::this_thread::yield();
+            const auto give_up = std::chrono::steady_clock::now() + 5s;
+            while (thread_state(tid) != 'S' && std::chrono::steady_clock::now() < give_up)
+                std::this_thread::yield();
+            tx.send(round);
+        });
+        const int got = rt.block_on([&]() -> task<int> {
+            auto listener = net::tcp_listener::bind(net::socket_address::loopback(0));
+            home_tid.store(gettid());
+            std::optional<int> value = co_await rx;
+            co_return value.value_or(-1);
+        }());
+        sender.join();
+        CHECK(got == round);
+    }
+}
+
+TEST_CASE("single_issuer: work that outlives block_on waits for the next one - no second thread") {
+    const int threads_before = test::baseline_thread_count();
+    runtime rt(single_issuer_config());
+    auto [port, reader] =
+        rt.block_on([]() -> task<std::pair<std::uint16_t, join_handle<std::string>>> {
+            auto listener = net::tcp_listener::bind(net::socket_address::loopback(0));
+            const std::uint16_t port = listener.local_address().port();
+            auto reader = spawn([](net::tcp_listener l) -> task<std::string> {
+                net::tcp_stream s = co_await l.accept();
+                std::vector<char> buf(5);
+                co_await s.read_exact(buf.data(), buf.size());
+                co_return std::string(buf.begin(), buf.end());
+            }(std::move(listener)));
+            co_return std::pair{port, std::move(reader)};
+        }());
+    // A plain blocking client: the connection and its bytes wait in the kernel.
+    const int client = connect_loopback(port);
+    REQUIRE(client >= 0);
+    REQUIRE(::write(client, "hello", 5) == 5);
+    // The reader has a live registration and its bytes arrived, yet no
+    // background thread started: only the home thread may enter the ring.
+    CHECK(test::thread_count() == threads_before);
+    outcome<std::string> read =
+        rt.block_on([](join_handle<std::string> h) -> task<outcome<std::string>> {
+            co_return co_await std::move(h);
+        }(std::move(reader)));
+    CHECK(read.value() == "hello");
+    ::close(client);
+}
+
+TEST_CASE("single_issuer: a shutdown on another thread leaks the live tasks - and says so") {
+    recorded_diagnostics diagnostics;
+    auto rt = std::make_unique<runtime>(single_issuer_config());
+    std::thread home([&] {
+        rt->block_on([]() -> task<void> {
+            // Left waiting in the ring: an accept nobody answers.
+            (void)spawn([]() -> task<void> {
+                auto listener = net::tcp_listener::bind(net::socket_address::loopback(0));
+                co_await listener.accept();
+            }());
+            co_await yield_now();
+        }());
+    });
+    home.join();
+    CHECK_FALSE(rt->is_quiescent());
+    rt.reset();  // here, not on the home thread: unwinding would enter its ring
+    bool reported = false;
+    for (const diagnostic& d : diagnostics.seen())
+        reported |= d.kind == diagnostic_kind::tasks_leaked &&
+                    d.message.find("1 task(s) leaked") != std::string::npos &&
+                    d.message.find("bound to the thread") != std::string::npos;
+    CHECK(reported);
+}
+
+TEST_CASE("single_issuer: the reactor itself refuses a second thread - in its own words") {
+    struct ignore_all : readiness_sink {
+        void deliver(io_token, unsigned) noexcept override {}
+    } sink;
+    auto uring = plugin_loader().create_by_name<reactor>("uring", {{"single_issuer", true}});
+    CHECK(uring->query_interface(thread_bound_reactor_name) != nullptr);
+    uring->poll(duration{0}, sink);  // this thread enters first: it owns the ring
+    std::string refusal;
+    int code = 0;
+    std::thread([&] {
+        try {
+            uring->poll(duration{0}, sink);
+        } catch (const std::system_error& e) {
+            refusal = e.what();
+            code = e.code().value();
+        }
+    }).join();
+    CHECK(code == EEXIST);
+    CHECK(refusal.find("belongs to the thread that first drove it") != std::string::npos);
+    uring->wake();  // any thread, any time
+    uring->poll(duration{0}, sink);
+
+    auto shared = plugin_loader().create_by_name<reactor>("uring", {});
+    CHECK(shared->query_interface(thread_bound_reactor_name) == nullptr);
+}
+
+TEST_CASE("single_issuer: refused by a multi_thread runtime and with sqpoll - saying why") {
+    runtime_config multi = single_issuer_config();
+    multi.flavor = "multi_thread";
+    multi.workers = 1;
+    std::string why;
+    try {
+        runtime rt(multi);
+    } catch (const std::invalid_argument& e) {
+        why = e.what();
+    }
+    CHECK(why.find("current_thread") != std::string::npos);
+    CHECK(why.find("single_issuer") != std::string::npos);
+
+    runtime_config sqpoll = single_issuer_config();
+    sqpoll.reactor.options["uring"]["sqpoll"] = true;
+    why.clear();
+    try {
+        runtime rt(sqpoll);
+    } catch (const plugin_error& e) {
+        why = e.what();
+    }
+    CHECK(why.find("single_issuer and sqpoll cannot be combined") != std::string::npos);
+}
