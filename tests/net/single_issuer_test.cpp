@@ -3,13 +3,17 @@
 // reactor call there: no background thread, block_on elsewhere refused with
 // an error, a shutdown elsewhere leaks what it cannot unwind (reported). A
 // multi-thread runtime and SQPOLL refuse the option.
+#include <linux/io_uring.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <optional>
@@ -56,6 +60,25 @@ char thread_state(pid_t tid) {
     std::string all((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
     const auto close = all.rfind(')');  // the name may hold spaces and parentheses
     return close != std::string::npos && close + 2 < all.size() ? all[close + 2] : '?';
+}
+
+/// This process's io_uring descriptors.
+std::vector<int> io_uring_descriptors() {
+    std::vector<int> fds;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+        std::error_code ec;
+        const auto target = std::filesystem::read_symlink(entry.path(), ec);
+        if (!ec && target.string().find("io_uring") != std::string::npos)
+            fds.push_back(std::stoi(entry.path().filename().string()));
+    }
+    return fds;
+}
+
+/// io_uring_enter(GETEVENTS, nothing to submit, no minimum) on ring `fd`: 0,
+/// or the errno it failed with.
+int enter_for_events(int fd) {
+    const long rc = syscall(__NR_io_uring_enter, fd, 0, 0, IORING_ENTER_GETEVENTS, nullptr, 0);
+    return rc < 0 ? errno : 0;
 }
 
 /// A blocking client socket connected to 127.0.0.1:`port`, or -1.
@@ -199,15 +222,20 @@ TEST_CASE("single_issuer: a shutdown on another thread leaks the live tasks - an
     CHECK(reported);
 }
 
-TEST_CASE("single_issuer: the reactor itself refuses a second thread - in its own words") {
+TEST_CASE("single_issuer: the kernel binds the ring - and the reactor refuses a second thread") {
     struct ignore_all : readiness_sink {
         void deliver(io_token, unsigned) noexcept override {}
     } sink;
+    auto shared = plugin_loader().create_by_name<reactor>("uring", {});
+    CHECK(shared->query_interface(thread_bound_reactor_name) == nullptr);
     auto uring = plugin_loader().create_by_name<reactor>("uring", {{"single_issuer", true}});
     CHECK(uring->query_interface(thread_bound_reactor_name) != nullptr);
     uring->poll(duration{0}, sink);  // this thread enters first: it owns the ring
+    shared->poll(duration{0}, sink);
+
     std::string refusal;
     int code = 0;
+    std::vector<int> enter_errors;
     std::thread([&] {
         try {
             uring->poll(duration{0}, sink);
@@ -215,14 +243,17 @@ TEST_CASE("single_issuer: the reactor itself refuses a second thread - in its ow
             refusal = e.what();
             code = e.code().value();
         }
+        // Past the reactor's own check: the kernel answers this thread's wait
+        // on the bound ring with EEXIST, and on the shared one with nothing.
+        for (const int fd : io_uring_descriptors())
+            enter_errors.push_back(enter_for_events(fd));
     }).join();
     CHECK(code == EEXIST);
     CHECK(refusal.find("belongs to the thread that first drove it") != std::string::npos);
+    std::sort(enter_errors.begin(), enter_errors.end());
+    CHECK(enter_errors == std::vector<int>{0, EEXIST});
     uring->wake();  // any thread, any time
     uring->poll(duration{0}, sink);
-
-    auto shared = plugin_loader().create_by_name<reactor>("uring", {});
-    CHECK(shared->query_interface(thread_bound_reactor_name) == nullptr);
 }
 
 TEST_CASE("single_issuer: refused by a multi_thread runtime and with sqpoll - saying why") {
