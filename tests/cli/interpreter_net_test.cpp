@@ -60,6 +60,15 @@ TEST_CASE("a TCP echo server and its clients - on epoll and on io_uring") {
     }
 }
 
+TEST_CASE("a script runs on io_uring with single_issuer - one thread drives it") {
+    rtkit::runtime_config config = with_reactor("uring");
+    config.reactor.strict = true;
+    config.reactor.options["uring"] = {{"single_issuer", true}};
+    const auto r = run_script(echo_script, {}, config);
+    CHECK(r.err == "");
+    CHECK(sorted_lines(r.out) == std::vector<std::string>{"hello 0", "hello 1", "hello 2"});
+}
+
 TEST_CASE("IPv6 loopback works too") {
     const auto r = run_script(R"(let l = listen "[::1]:0"
 spawn server {
