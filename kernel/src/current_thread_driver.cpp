@@ -359,7 +359,8 @@ std::exception_ptr root_reference::retire() noexcept {
 }
 
 std::exception_ptr current_thread_driver::drive(root_reference& reference) {
-    if (!driven_by_this_thread() && !group_.io().claim_for_this_thread())
+    const bool nested = driven_by_this_thread();
+    if (!nested && !group_.io().claim_for_this_thread())
         throw std::logic_error(
             "block_on from a thread other than this runtime's home thread: its reactor is bound "
             "to the thread that first drove it (uring with single_issuer); call block_on on that "
@@ -372,7 +373,7 @@ std::exception_ptr current_thread_driver::drive(root_reference& reference) {
     // that region only ever closes at shutdown, when no block_on is running.
     root->region = &root_region_;
 
-    if (driven_by_this_thread()) {
+    if (nested) {
         // Nested in a task or root this thread polls: drive the worker here,
         // between that poll's frames (it is idle at this point of its loop).
         scoped_driving holder(&worker_.get_handle());

@@ -60,7 +60,9 @@ TEST_CASE("a TCP echo server and its clients - on epoll and on io_uring") {
     }
 }
 
-TEST_CASE("a script runs on io_uring with single_issuer - one thread drives it") {
+// single_issuer is for current_thread runtimes only (multi_thread refuses it).
+TEST_CASE("a script runs on io_uring with single_issuer - one thread drives it" *
+          doctest::test_suite("current_thread_only")) {
     rtkit::runtime_config config = with_reactor("uring");
     config.reactor.strict = true;
     config.reactor.options["uring"] = {{"single_issuer", true}};
