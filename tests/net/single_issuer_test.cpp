@@ -15,7 +15,6 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -23,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "../support/recorded_diagnostics.hpp"
 #include "net_support.hpp"
 #include "rtkit/diagnostics.hpp"
 #include "rtkit/plugin_loader.hpp"
@@ -97,27 +97,6 @@ task<std::string> echo_on_loopback(std::string message) {
     auto listener = net::tcp_listener::bind(net::socket_address::loopback(0));
     co_return co_await echo_once(listener, std::move(message));
 }
-
-/// Records the diagnostics reported while it lives.
-class recorded_diagnostics {
-  public:
-    recorded_diagnostics() {
-        previous_ = set_diagnostic_hook([this](const diagnostic& d) {
-            std::lock_guard lock(mutex_);
-            seen_.push_back(d);
-        });
-    }
-    ~recorded_diagnostics() { set_diagnostic_hook(std::move(previous_)); }
-    std::vector<diagnostic> seen() {
-        std::lock_guard lock(mutex_);
-        return seen_;
-    }
-
-  private:
-    diagnostic_hook previous_;
-    std::mutex mutex_;
-    std::vector<diagnostic> seen_;
-};
 
 }  // namespace
 
@@ -199,7 +178,7 @@ TEST_CASE("single_issuer: work that outlives block_on waits for the next one - n
 }
 
 TEST_CASE("single_issuer: a shutdown on another thread leaks the live tasks - and says so") {
-    recorded_diagnostics diagnostics;
+    test::recorded_diagnostics diagnostics;
     auto rt = std::make_unique<runtime>(single_issuer_config());
     std::thread home([&] {
         rt->block_on([]() -> task<void> {

@@ -4,11 +4,11 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "../support/recorded_diagnostics.hpp"
 #include "../support/stderr_capture.hpp"
 #include "rtkit/combinators.hpp"
 #include "rtkit/diagnostics.hpp"
@@ -17,31 +17,6 @@
 using namespace rtkit;
 
 namespace {
-
-/// Installs a hook that records every diagnostic, for one scope.
-class recorded_diagnostics {
-  public:
-    recorded_diagnostics() {
-        previous_ = set_diagnostic_hook([this](const diagnostic& d) {
-            std::lock_guard lock(mutex_);
-            seen_.push_back(d);
-            count_.fetch_add(1);
-        });
-    }
-    ~recorded_diagnostics() { set_diagnostic_hook(std::move(previous_)); }
-
-    std::size_t count() const { return count_.load(); }
-    std::vector<diagnostic> seen() {
-        std::lock_guard lock(mutex_);
-        return seen_;
-    }
-
-  private:
-    diagnostic_hook previous_;
-    std::mutex mutex_;
-    std::vector<diagnostic> seen_;
-    std::atomic<std::size_t> count_{0};
-};
 
 task<int> failing(std::string message) {
     co_await yield_now();
@@ -60,7 +35,7 @@ task<void> yield_until(Done done) {
 }  // namespace
 
 TEST_CASE("diagnostics: a failed task whose handle was dropped is reported with its id") {
-    recorded_diagnostics diagnostics;
+    test::recorded_diagnostics diagnostics;
     runtime rt;
     task_id failed_id;
     rt.block_on([&]() -> task<void> {
@@ -78,7 +53,7 @@ TEST_CASE("diagnostics: a failed task whose handle was dropped is reported with 
 }
 
 TEST_CASE("diagnostics: a handle kept past the failure reports it when dropped unawaited") {
-    recorded_diagnostics diagnostics;
+    test::recorded_diagnostics diagnostics;
     runtime rt;
     rt.block_on([&]() -> task<void> {
         auto h = spawn(failing("kept"));
@@ -90,7 +65,7 @@ TEST_CASE("diagnostics: a handle kept past the failure reports it when dropped u
 }
 
 TEST_CASE("diagnostics: an awaited failure and a failed block_on root are not reported") {
-    recorded_diagnostics diagnostics;
+    test::recorded_diagnostics diagnostics;
     {
         runtime rt;
         rt.block_on([]() -> task<void> {
@@ -105,7 +80,7 @@ TEST_CASE("diagnostics: an awaited failure and a failed block_on root are not re
 }
 
 TEST_CASE("diagnostics: a region child that fails unawaited is reported once") {
-    recorded_diagnostics diagnostics;
+    test::recorded_diagnostics diagnostics;
     runtime rt;
     rt.block_on([&]() -> task<void> {
         co_await cx::current().region([](cx scope) -> task<void> {
@@ -120,7 +95,7 @@ TEST_CASE("diagnostics: a region child that fails unawaited is reported once") {
 }
 
 TEST_CASE("diagnostics: a cancelled task is not a failure") {
-    recorded_diagnostics diagnostics;
+    test::recorded_diagnostics diagnostics;
     runtime rt;
     rt.block_on([&]() -> task<void> {
         test::manual_event never;
@@ -134,7 +109,7 @@ TEST_CASE("diagnostics: a cancelled task is not a failure") {
 }
 
 TEST_CASE("diagnostics: a skipped plugin is said once through the hook - none when all fail") {
-    recorded_diagnostics diagnostics;
+    test::recorded_diagnostics diagnostics;
     runtime_config fallback;
     fallback.reactor.preference = {"no_such_reactor", "epoll"};
     {
@@ -195,7 +170,7 @@ TEST_CASE("diagnostics: join_all and race cancelled by their caller drop their t
     // The combinators own their tasks' outcomes: when the caller is
     // cancelled, what the tasks end with (here a failure thrown as they
     // unwind) goes with the combinator's own cancelled outcome.
-    recorded_diagnostics diagnostics;
+    test::recorded_diagnostics diagnostics;
     runtime rt;
     std::atomic<int> started{0}, failed{0};
     rt.block_on([&]() -> task<void> {
