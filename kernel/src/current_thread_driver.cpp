@@ -297,7 +297,10 @@ void current_thread_driver::release(held_worker w) {
 }
 
 void current_thread_driver::drain_until(instant deadline) {
-    if (driven_by_this_thread()) return;
+    // Nothing can finish meanwhile that this thread could wait for: it drives
+    // the worker further up its stack already, or it may never drive it (a
+    // thread-bound reactor whose home is another thread).
+    if (driven_by_this_thread() || !group_.io().claim_for_this_thread()) return;
     while (group_.live_tasks() > 0 && worker_.now() < deadline) {
         if (held_worker w = acquire()) {
             loan borrowed(*this, std::move(w));

@@ -93,7 +93,8 @@ class current_thread_driver {
     /// or `deadline` passes, on this thread when it can borrow the worker;
     /// while another thread holds it, waits for the store to empty (or the
     /// worker to come back) until the deadline. From a task or root this
-    /// thread polls, nothing can finish meanwhile: returns at once.
+    /// thread polls, or on a thread that is not a thread-bound reactor's home,
+    /// returns at once.
     void drain_until(instant deadline);
 
     /// Closes the slot, wakes every waiter and retires a worker held in the slot

@@ -12,10 +12,19 @@ io_driver::io_driver(std::shared_ptr<reactor> backend, std::string name)
       limits_(backend_->limits()),
       thread_bound_(backend_->query_interface(thread_bound_reactor_name) != nullptr) {}
 
+namespace {
+std::atomic<std::uint64_t> threads_seen{0};
+/// This thread's number: 1, 2, ... in the order threads first ask; never reused.
+std::uint64_t this_thread_number() noexcept {
+    thread_local const std::uint64_t number = threads_seen.fetch_add(1) + 1;
+    return number;
+}
+}  // namespace
+
 bool io_driver::claim_for_this_thread() noexcept {
     if (!thread_bound_) return true;
-    const std::thread::id me = std::this_thread::get_id();
-    std::thread::id none{};
+    const std::uint64_t me = this_thread_number();
+    std::uint64_t none = 0;
     return home_.compare_exchange_strong(none, me, std::memory_order_relaxed) || none == me;
 }
 

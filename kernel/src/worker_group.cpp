@@ -151,12 +151,15 @@ void worker_group::retire() noexcept {
     if (!io_->claim_for_this_thread()) {
         // Unwinding tasks waits for their I/O in the reactor, which only its
         // home thread may enter: leave the tasks as they are.
-        if (const std::size_t left = live_tasks())
+        const std::size_t left = live_tasks();
+        const bool queued = spawns_in_flight();
+        if (left > 0 || queued)
             report_diagnostic({diagnostic_kind::tasks_leaked,
-                               std::to_string(left) +
-                                   " task(s) leaked at shutdown: the runtime's reactor is bound "
-                                   "to the thread that first drove it, and this is another "
-                                   "thread; shut the runtime down on that thread"});
+                               std::to_string(left) + " task(s)" +
+                                   (queued ? " and spawned tasks not yet started" : "") +
+                                   " leaked at shutdown: the runtime's reactor is bound to the "
+                                   "thread that first drove it, and this is another thread; "
+                                   "shut the runtime down on that thread"});
         return;
     }
     // Cancel and unwind: every task sees task_cancelled at its next await

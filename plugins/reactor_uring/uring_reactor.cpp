@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <climits>
@@ -88,6 +89,13 @@ void set_fixed_file(io_uring_sqe* sqe, int index) {
     sqe->flags |= IOSQE_FIXED_FILE;
 }
 
+std::atomic<std::uint64_t> threads_seen{0};
+/// This thread's number: 1, 2, ... in the order threads first ask; never reused.
+std::uint64_t this_thread_number() noexcept {
+    thread_local const std::uint64_t number = threads_seen.fetch_add(1) + 1;
+    return number;
+}
+
 /// One kernel I/O length field is 32 bits; larger requests complete short.
 unsigned clamp_length(std::size_t n) {
     return n > (1u << 30) ? (1u << 30) : static_cast<unsigned>(n);
@@ -147,20 +155,26 @@ uring_reactor::~uring_reactor() {
 
 void uring_reactor::claim_ring() {
     if (!single_issuer_) return;
-    const std::thread::id me = std::this_thread::get_id();
-    const std::thread::id issuer = issuer_.load(std::memory_order_relaxed);
-    if (issuer == me) return;
-    if (issuer != std::thread::id{})
+    const std::uint64_t me = this_thread_number();
+    std::uint64_t issuer = 0;
+    if (issuer_.compare_exchange_strong(issuer, me, std::memory_order_relaxed)) {
+        // liburing 2.3 declares io_uring_enable_rings() but does not export it.
+        if (syscall(__NR_io_uring_register, ring_.ring_fd, IORING_REGISTER_ENABLE_RINGS, nullptr,
+                    0) < 0) {
+            const int error = errno;
+            issuer_.store(0, std::memory_order_relaxed);
+            throw std::system_error(error, std::generic_category(),
+                                    "io_uring_register(ENABLE_RINGS)");
+        }
+        return;
+    }
+    if (issuer != me)
         throw std::system_error(
             EEXIST, std::generic_category(),
             "the uring reactor has single_issuer = true: its ring belongs to the thread that "
-            "first drove it, and another thread called it; drive the runtime from one thread, "
-            "or drop [reactor.uring] single_issuer");
-    // liburing 2.3 declares io_uring_enable_rings() but does not export it.
-    if (syscall(__NR_io_uring_register, ring_.ring_fd, IORING_REGISTER_ENABLE_RINGS, nullptr, 0) <
-        0)
-        throw std::system_error(errno, std::generic_category(), "io_uring_register(ENABLE_RINGS)");
-    issuer_.store(me, std::memory_order_relaxed);
+            "first drove it, and another thread called it; drive the runtime from that thread "
+            "only (if it has ended, the runtime cannot run I/O any more), or drop "
+            "[reactor.uring] single_issuer");
 }
 
 io_uring_sqe* uring_reactor::next_sqe() {

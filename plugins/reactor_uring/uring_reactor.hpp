@@ -5,7 +5,6 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <thread>
 #include <vector>
 
 #include "provided_buffers.hpp"
@@ -146,9 +145,11 @@ class uring_reactor final : public rtkit::reactor, public rtkit::completion_reac
 
     io_uring ring_{};
     bool single_issuer_ = false;  ///< ring_settings::single_issuer
-    /// The ring's only issuer once enabled. Atomic only so that a thread that
-    /// breaks the one-thread rule reads it without a data race.
-    std::atomic<std::thread::id> issuer_{};
+    /// The ring's only issuer once enabled, by a number no other thread of the
+    /// process ever has (a std::thread::id may be reused by a new thread,
+    /// which the kernel would refuse), or 0. Atomic for the first claim and
+    /// for a thread that breaks the one-thread rule.
+    std::atomic<std::uint64_t> issuer_{0};
     int wake_fd_ = -1;
     std::uint64_t wake_count_ = 0;  ///< the eventfd READ's buffer
     /// Set by the wake() that writes the eventfd; the wakes after it skip the

@@ -96,8 +96,8 @@ inline constexpr const char* thread_bound_reactor_name = "rtkit.thread_bound.v1"
 ///
 /// A reactor that only one thread may drive (io_uring with SINGLE_ISSUER)
 /// answers query_interface(thread_bound_reactor_name) with a non-null
-/// pointer. The kernel then makes every call but wake() from one thread, the
-/// first that drives the runtime; see thread_bound_reactor_name.
+/// pointer. The kernel then drives it from one thread only, the first that
+/// drives the runtime; see thread_bound_reactor_name.
 ///
 /// A reactor that performs whole operations (io_uring) also offers
 /// rtkit::completion_reactor_v1 through query_interface(completion_reactor_v1_name):

@@ -44,8 +44,9 @@ struct shutdown_report {
 /// and joins the background thread. With a reactor bound to one thread
 /// (uring's `single_issuer`) the first thread that drives the runtime is its
 /// home: tasks run only inside block_on there, block_on on another thread
-/// throws std::logic_error, and destroying the runtime on another thread
-/// leaks the live tasks (reported) instead of unwinding them.
+/// throws std::logic_error, and a shutdown (or shutdown_timeout, which then
+/// waits for nothing) on another thread while home is not in block_on leaks
+/// the live tasks (reported as a diagnostic) instead of unwinding them.
 class runtime {
   public:
     /// Loads the plugins and creates the worker. Throws plugin_error

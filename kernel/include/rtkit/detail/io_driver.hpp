@@ -1,9 +1,9 @@
 #pragma once
 // rtkit::detail::io_driver: the kernel's side of a reactor plugin.
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "rtkit/reactor.hpp"
 #include "rtkit/reactor_support/registration_table.hpp"
@@ -79,8 +79,10 @@ class io_driver final : public readiness_sink {
     std::string name_;
     reactor_limits limits_;
     const bool thread_bound_;
-    /// The one driver of a thread-bound backend, once claimed.
-    std::atomic<std::thread::id> home_{};
+    /// The one driver of a thread-bound backend once claimed (a number no
+    /// other thread of the process ever has, unlike a std::thread::id, which
+    /// a new thread may reuse), or 0.
+    std::atomic<std::uint64_t> home_{0};
     table table_;
     std::size_t became_ready_ = 0;  ///< counted by deliver() during one poll()
 };
