@@ -1,5 +1,8 @@
+#include <unistd.h>
+
 #include <utility>
 
+#include "remote_request.hpp"
 #include "rtkit/cx.hpp"
 #include "rtkit/detail/io.hpp"
 #include "thread_context.hpp"
@@ -48,6 +51,24 @@ void io_registration::reset() noexcept {
         worker_group::io_lock lock(*group_);
         io_->remove(token_);
     }
+    group_->io_registered(-1);
+    io_ = nullptr;
+}
+
+void io_registration::reset_and_close(int fd) noexcept {
+    if (io_ && !shared_ && !group_->worker_at(0).get_handle().driven_here()) {
+        // Another thread may be inside the reactor: its driver does both.
+        worker& owner = group_->worker_at(0);
+        owner.send_request(new remote_request{remote_request::kind::close_descriptor,
+                                              new pending_close{std::move(*this), fd}});
+        return;
+    }
+    reset();
+    ::close(fd);
+}
+
+void io_registration::abandon() noexcept {
+    if (!io_) return;
     group_->io_registered(-1);
     io_ = nullptr;
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "rtkit/detail/handle.hpp"
+#include "rtkit/detail/io.hpp"
 #include "rtkit/detail/task_header.hpp"
 #include "rtkit/lane_policy.hpp"
 #include "rtkit/timer_driver.hpp"
@@ -32,14 +33,22 @@ class remote_timer {
     std::atomic<int> refs_{1};
 };
 
+/// A descriptor whose owner was destroyed on a thread that may not use the
+/// reactor: the worker deregisters, then closes it.
+struct pending_close {
+    io_registration registration;
+    int fd;
+};
+
 /// One request for a worker, queued in its inbox. Owns a reference to what it
 /// names (the timer record, the task); the worker drops it when done.
 struct remote_request {
     enum class kind : std::uint8_t {
-        arm_timer,      ///< target: remote_timer*
-        cancel_timer,   ///< target: remote_timer*, or null and `timer` set
-        cancel_region,  ///< target: region_node* (entered, so it stays open)
-        promote,        ///< target: task_header* whose cancellation was requested
+        arm_timer,         ///< target: remote_timer*
+        cancel_timer,      ///< target: remote_timer*, or null and `timer` set
+        cancel_region,     ///< target: region_node* (entered, so it stays open)
+        promote,           ///< target: task_header* whose cancellation was requested
+        close_descriptor,  ///< target: pending_close*
     };
     kind what;
     void* target;

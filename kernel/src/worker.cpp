@@ -1,5 +1,7 @@
 #include "worker.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 
 #include "rtkit/detail/task_extras.hpp"
@@ -196,6 +198,14 @@ bool worker::discard_requests() noexcept {
             case remote_request::kind::promote:
                 static_cast<task_header*>(r->target)->release();
                 break;
+            case remote_request::kind::close_descriptor: {
+                // The reactor goes next, with all it holds: just close.
+                auto* closing = static_cast<pending_close*>(r->target);
+                closing->registration.abandon();
+                ::close(closing->fd);
+                delete closing;
+                break;
+            }
         }
         delete r;
     }
@@ -233,6 +243,13 @@ void worker::carry_out(remote_request& request) {
             auto* task = static_cast<task_header*>(request.target);
             promote(task);
             task->release();
+            break;
+        }
+        case remote_request::kind::close_descriptor: {
+            auto* closing = static_cast<pending_close*>(request.target);
+            closing->registration.reset();
+            ::close(closing->fd);
+            delete closing;
             break;
         }
     }

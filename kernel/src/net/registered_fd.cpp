@@ -42,8 +42,8 @@ registered_fd& registered_fd::operator=(registered_fd&& other) noexcept {
 
 void registered_fd::close() noexcept {
     if (fd_ < 0) return;
-    registration_.reset();  // first: nothing of this registration fires after
-    ::close(std::exchange(fd_, -1));
+    // Deregistered first: nothing of this registration fires after.
+    registration_.reset_and_close(std::exchange(fd_, -1));
     completion_ = nullptr;
 }
 

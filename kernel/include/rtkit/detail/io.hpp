@@ -45,8 +45,17 @@ class io_registration {
     io_registration& operator=(io_registration&& other) noexcept;
     ~io_registration() { reset(); }
 
-    /// Deregisters (before the descriptor is closed). Idempotent.
+    /// Deregisters (before the descriptor is closed). Idempotent. Only where
+    /// the reactor may be used (see the class comment).
     void reset() noexcept;
+    /// Deregisters, then closes `fd`, from any thread: at once where this
+    /// thread may use the reactor, otherwise the worker that drives it does
+    /// both when it next runs (a request in its inbox), so the descriptor's
+    /// number is not reused before the reactor has let go of it.
+    void reset_and_close(int fd) noexcept;
+    /// Forgets the registration without telling the reactor (which is about
+    /// to go with its runtime). Idempotent.
+    void abandon() noexcept;
     explicit operator bool() const noexcept { return io_ != nullptr; }
     /// The readiness latched for `want` (plus hangup/error), or 0 after arming `w`.
     unsigned poll_ready(interest want, const waker& w) {

@@ -16,9 +16,11 @@ enum class fd_kind : std::uint8_t { socket, pipe };
 /// before the descriptor is closed, so no readiness event or completion of this
 /// descriptor can reach whoever gets the same number next.
 ///
-/// Create and destroy it on the thread that holds the runtime's worker (inside
-/// a task or a block_on root). When the reactor offers completion_reactor_v1
-/// (io_uring), completion() returns it and operations use it.
+/// Create and use it on the thread that holds the runtime's worker (inside a
+/// task or a block_on root). It may be destroyed anywhere: on a thread that
+/// may not use the reactor, the worker deregisters and closes it when it next
+/// runs. When the reactor offers completion_reactor_v1 (io_uring),
+/// completion() returns it and operations use it.
 class registered_fd {
   public:
     registered_fd() noexcept = default;
@@ -29,8 +31,9 @@ class registered_fd {
     registered_fd& operator=(registered_fd&& other) noexcept;
     ~registered_fd() { close(); }
 
-    /// Deregisters, then closes. Idempotent. Operations in flight must have
-    /// ended (an awaited operation always has).
+    /// Deregisters, then closes (later, by the worker, on a thread that may not
+    /// use the reactor). Idempotent. Operations in flight must have ended (an
+    /// awaited operation always has).
     void close() noexcept;
 
     int get() const noexcept { return fd_; }
