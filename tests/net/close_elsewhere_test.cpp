@@ -2,16 +2,11 @@
 // (moved out of block_on, or a parameter of a frame freed there): on the
 // current-thread runtime only the driving thread may touch the reactor, so
 // the worker deregisters and closes it; the peer sees the end of stream.
-#include <netinet/in.h>
 #include <poll.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
-#include <cstdint>
-#include <fstream>
-#include <iterator>
 #include <optional>
 #include <string>
 #include <thread>
@@ -25,26 +20,6 @@ using namespace rtkit;
 using namespace std::chrono_literals;
 
 namespace {
-
-/// A blocking client socket connected to 127.0.0.1:`port`, or -1.
-int connect_loopback(std::uint16_t port) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    a.sin_port = htons(port);
-    if (fd >= 0 && ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) return fd;
-    if (fd >= 0) ::close(fd);
-    return -1;
-}
-
-/// The scheduler state of thread `tid` of this process ('R', 'S', ...).
-char thread_state(pid_t tid) {
-    std::ifstream stat("/proc/self/task/" + std::to_string(tid) + "/stat");
-    std::string all((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-    const auto close = all.rfind(')');  // the name may hold spaces and parentheses
-    return close != std::string::npos && close + 2 < all.size() ? all[close + 2] : '?';
-}
 
 /// True when `fd` reads as end of stream within 5 seconds.
 bool sees_end_of_stream(int fd) {
@@ -63,7 +38,7 @@ TEST_CASE("a stream destroyed on a thread that does not drive the worker is clos
             int client = -1;
             net::tcp_stream server = rt.block_on([&]() -> task<net::tcp_stream> {
                 auto listener = net::tcp_listener::bind(net::socket_address::loopback(0));
-                client = connect_loopback(listener.local_address().port());
+                client = net_test::connect_loopback(listener.local_address().port());
                 REQUIRE(client >= 0);
                 net::tcp_stream accepted = co_await listener.accept();
                 REQUIRE(::write(client, "x", 1) == 1);
@@ -76,12 +51,7 @@ TEST_CASE("a stream destroyed on a thread that does not drive the worker is clos
             // Once this thread drives the worker and sleeps in the reactor (a
             // listener stays registered), another thread destroys the stream.
             std::thread closer([&, doomed = std::move(server), tx = std::move(tx)]() mutable {
-                pid_t tid = 0;
-                while ((tid = driver.load()) == 0)
-                    std::this_thread::yield();
-                const auto give_up = std::chrono::steady_clock::now() + 5s;
-                while (thread_state(tid) != 'S' && std::chrono::steady_clock::now() < give_up)
-                    std::this_thread::yield();
+                net_test::wait_until_asleep(driver);
                 { auto gone = std::move(doomed); }
                 tx.send(sees_end_of_stream(client));
             });

@@ -1,8 +1,17 @@
 #pragma once
 // What the net tests share: a runtime per built-in reactor, and byte helpers.
 #include <doctest/doctest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <fstream>
+#include <iterator>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "../support/thread_count.hpp"
@@ -68,6 +77,38 @@ inline rtkit::runtime_config config_for(const setup& s) {
 
 inline std::string text_of(const std::vector<char>& bytes, std::size_t n) {
     return std::string(bytes.data(), n);
+}
+
+/// A plain blocking client socket connected to 127.0.0.1:`port`, or -1.
+inline int connect_loopback(std::uint16_t port) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(port);
+    if (fd >= 0 && ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) return fd;
+    if (fd >= 0) ::close(fd);
+    return -1;
+}
+
+/// The scheduler state of thread `tid` of this process ('R', 'S', ...).
+inline char thread_state(pid_t tid) {
+    std::ifstream stat("/proc/self/task/" + std::to_string(tid) + "/stat");
+    std::string all((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const auto close = all.rfind(')');  // the name may hold spaces and parentheses
+    return close != std::string::npos && close + 2 < all.size() ? all[close + 2] : '?';
+}
+
+/// Waits until a thread has published its id in `tid` and then sleeps (for
+/// a runtime's thread: in the reactor, once it has nothing else to do), so
+/// that the caller acts while it sleeps. Gives up on the sleep after 5 s.
+inline void wait_until_asleep(const std::atomic<pid_t>& tid) {
+    pid_t id = 0;
+    while ((id = tid.load()) == 0)
+        std::this_thread::yield();
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (thread_state(id) != 'S' && std::chrono::steady_clock::now() < give_up)
+        std::this_thread::yield();
 }
 
 }  // namespace net_test

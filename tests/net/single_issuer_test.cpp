@@ -4,9 +4,7 @@
 // an error, a shutdown elsewhere leaks what it cannot unwind (reported). A
 // multi-thread runtime and SQPOLL refuse the option.
 #include <linux/io_uring.h>
-#include <netinet/in.h>
 #include <poll.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -19,7 +17,6 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -60,14 +57,6 @@ task<std::string> echo_once(net::tcp_listener& listener, std::string message) {
     co_return std::string(back.begin(), back.end());
 }
 
-/// The scheduler state of thread `tid` of this process ('R', 'S', ...).
-char thread_state(pid_t tid) {
-    std::ifstream stat("/proc/self/task/" + std::to_string(tid) + "/stat");
-    std::string all((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-    const auto close = all.rfind(')');  // the name may hold spaces and parentheses
-    return close != std::string::npos && close + 2 < all.size() ? all[close + 2] : '?';
-}
-
 #if defined(__SANITIZE_ADDRESS__)
 /// Tells LeakSanitizer to ignore what this thread allocates in its scope.
 using lost_on_purpose = __lsan::ScopedDisabler;
@@ -92,18 +81,6 @@ std::vector<int> io_uring_descriptors() {
 int enter_for_events(int fd) {
     const long rc = syscall(__NR_io_uring_enter, fd, 0, 0, IORING_ENTER_GETEVENTS, nullptr, 0);
     return rc < 0 ? errno : 0;
-}
-
-/// A blocking client socket connected to 127.0.0.1:`port`, or -1.
-int connect_loopback(std::uint16_t port) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    a.sin_port = htons(port);
-    if (fd >= 0 && ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) return fd;
-    if (fd >= 0) ::close(fd);
-    return -1;
 }
 
 task<std::string> echo_on_loopback(std::string message) {
@@ -169,12 +146,7 @@ TEST_CASE("single_issuer: a wake from another thread ends the home thread's wait
             // Sends once the home thread sleeps: with a live registration it
             // sleeps in io_uring_enter, which only the eventfd behind wake() ends.
             std::thread sender([&, tx = std::move(tx)]() mutable {
-                pid_t tid = 0;
-                while ((tid = home_tid.load()) == 0)
-                    std::this_thread::yield();
-                const auto give_up = std::chrono::steady_clock::now() + 5s;
-                while (thread_state(tid) != 'S' && std::chrono::steady_clock::now() < give_up)
-                    std::this_thread::yield();
+                net_test::wait_until_asleep(home_tid);
                 tx.send(round);
             });
             const int got = rt.block_on([&]() -> task<int> {
@@ -195,7 +167,8 @@ TEST_CASE("single_issuer: a socket closed in block_on's last poll is closed when
         int client = -1;
         rt.block_on([&]() -> task<void> {
             auto listener = net::tcp_listener::bind(net::socket_address::loopback(0));
-            client = connect_loopback(listener.local_address().port());  // the backlog answers
+            client =
+                net_test::connect_loopback(listener.local_address().port());  // the backlog answers
             REQUIRE(client >= 0);
             net::tcp_stream server = co_await listener.accept();
             REQUIRE(::write(client, "x", 1) == 1);
@@ -229,7 +202,7 @@ TEST_CASE("single_issuer: work that outlives block_on waits for the next one - n
             co_return std::pair{port, std::move(reader)};
         }());
     // A plain blocking client: the connection and its bytes wait in the kernel.
-    const int client = connect_loopback(port);
+    const int client = net_test::connect_loopback(port);
     REQUIRE(client >= 0);
     REQUIRE(::write(client, "hello", 5) == 5);
     // The reader has a live registration and its bytes arrived, yet no
