@@ -57,6 +57,11 @@ task<std::string> echo_once(net::tcp_listener& listener, std::string message) {
     co_return std::string(back.begin(), back.end());
 }
 
+task<std::string> echo_on_loopback(std::string message) {
+    auto listener = net::tcp_listener::bind(net::socket_address::loopback(0));
+    co_return co_await echo_once(listener, std::move(message));
+}
+
 #if defined(__SANITIZE_ADDRESS__)
 /// Tells LeakSanitizer to ignore what this thread allocates in its scope.
 using lost_on_purpose = __lsan::ScopedDisabler;
@@ -81,11 +86,6 @@ std::vector<int> io_uring_descriptors() {
 int enter_for_events(int fd) {
     const long rc = syscall(__NR_io_uring_enter, fd, 0, 0, IORING_ENTER_GETEVENTS, nullptr, 0);
     return rc < 0 ? errno : 0;
-}
-
-task<std::string> echo_on_loopback(std::string message) {
-    auto listener = net::tcp_listener::bind(net::socket_address::loopback(0));
-    co_return co_await echo_once(listener, std::move(message));
 }
 
 }  // namespace
