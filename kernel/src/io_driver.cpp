@@ -4,6 +4,8 @@
 #include <system_error>
 #include <utility>
 
+#include "rtkit/reactor_support/thread_number.hpp"
+
 namespace rtkit::detail {
 
 io_driver::io_driver(std::shared_ptr<reactor> backend, std::string name)
@@ -12,18 +14,9 @@ io_driver::io_driver(std::shared_ptr<reactor> backend, std::string name)
       limits_(backend_->limits()),
       thread_bound_(backend_->query_interface(thread_bound_reactor_name) != nullptr) {}
 
-namespace {
-std::atomic<std::uint64_t> threads_seen{0};
-/// This thread's number: 1, 2, ... in the order threads first ask; never reused.
-std::uint64_t this_thread_number() noexcept {
-    thread_local const std::uint64_t number = threads_seen.fetch_add(1) + 1;
-    return number;
-}
-}  // namespace
-
 bool io_driver::claim_for_this_thread() noexcept {
     if (!thread_bound_) return true;
-    const std::uint64_t me = this_thread_number();
+    const std::uint64_t me = reactor_support::this_thread_number();
     std::uint64_t none = 0;
     return home_.compare_exchange_strong(none, me, std::memory_order_relaxed) || none == me;
 }

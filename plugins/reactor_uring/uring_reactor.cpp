@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <climits>
@@ -18,6 +17,8 @@
 #include <cstring>
 #include <string>
 #include <system_error>
+
+#include "rtkit/reactor_support/thread_number.hpp"
 
 namespace rtkit_uring {
 namespace {
@@ -89,13 +90,6 @@ void set_fixed_file(io_uring_sqe* sqe, int index) {
     sqe->flags |= IOSQE_FIXED_FILE;
 }
 
-std::atomic<std::uint64_t> threads_seen{0};
-/// This thread's number: 1, 2, ... in the order threads first ask; never reused.
-std::uint64_t this_thread_number() noexcept {
-    thread_local const std::uint64_t number = threads_seen.fetch_add(1) + 1;
-    return number;
-}
-
 /// One kernel I/O length field is 32 bits; larger requests complete short.
 unsigned clamp_length(std::size_t n) {
     return n > (1u << 30) ? (1u << 30) : static_cast<unsigned>(n);
@@ -155,7 +149,7 @@ uring_reactor::~uring_reactor() {
 
 void uring_reactor::claim_ring() {
     if (!single_issuer_) return;
-    const std::uint64_t me = this_thread_number();
+    const std::uint64_t me = rtkit::reactor_support::this_thread_number();
     std::uint64_t issuer = 0;
     if (issuer_.compare_exchange_strong(issuer, me, std::memory_order_relaxed)) {
         // liburing 2.3 declares io_uring_enable_rings() but does not export it.

@@ -64,6 +64,8 @@ class readiness_sink {
 /// background thread), refuses block_on from other threads with an error,
 /// and a shutdown from another thread leaks the live tasks (reported)
 /// rather than touch the reactor there. A multi-thread runtime refuses it.
+/// Such a reactor can tell its owner from other threads with
+/// reactor_support::this_thread_number() (a std::thread::id may be reused).
 inline constexpr const char* thread_bound_reactor_name = "rtkit.thread_bound.v1";
 
 /// A readiness backend: it watches descriptors and delivers what it sees.
