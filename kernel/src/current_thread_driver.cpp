@@ -228,7 +228,6 @@ bool current_thread_driver::resting_worker_needs_driving() const {
 }
 
 held_worker current_thread_driver::acquire() {
-    if (!group_.io().claim_for_this_thread()) return nullptr;
     const std::thread::id me = std::this_thread::get_id();
     std::unique_lock lock(mutex_);
     switch (slot_) {
@@ -332,7 +331,9 @@ void current_thread_driver::shutdown_from_caller() {
     held_worker w;
     // From a task or root this thread polls, the worker is busy further up the
     // stack: whoever drives it retires it when its drive unwinds.
-    if (!driven_by_this_thread()) w = acquire();
+    // A thread that may not drive a thread-bound reactor leaves the worker
+    // where it is: retiring it here would enter that reactor.
+    if (!driven_by_this_thread() && group_.io().claim_for_this_thread()) w = acquire();
     group_.begin_shutdown();
     shutdown();
     w.reset();  // retire here: the caller's local tasks unwind on their own thread
@@ -366,8 +367,8 @@ std::exception_ptr current_thread_driver::drive(root_reference& reference) {
     if (!nested && !group_.io().claim_for_this_thread())
         throw std::logic_error(
             "block_on from a thread other than this runtime's home thread: its reactor is bound "
-            "to the thread that first drove it (uring with single_issuer); call block_on on that "
-            "thread, or drop [reactor.uring] single_issuer");
+            "to the thread that first drove it (such as uring with single_issuer); call block_on "
+            "on that thread, or configure a reactor that is not bound to one thread");
     task_header* root = reference.get();
     // Not marked woken: the first poll happens unconditionally (no waker can
     // exist before it), which spares a read-modify-write per call.

@@ -129,6 +129,8 @@ class current_thread_driver {
     /// Waits the worker back: until it sits returned in the slot and must be
     /// driven, then takes it. Null when shutdown closed the slot.
     held_worker take_back_when_needed(std::unique_lock<sync::detail::spin_lock>& lock);
+    /// Takes the worker from the slot, or null. Callers first ask whether this
+    /// thread may drive a thread-bound reactor (io_driver::claim_for_this_thread).
     held_worker acquire();
     void release(held_worker w);
     /// Polls the root whenever it is woken and dispatches the worker in

@@ -112,9 +112,9 @@ class runtime_core {
         if (multi && io->query_interface(thread_bound_reactor_name))
             throw std::invalid_argument(
                 "reactor " + io_choice.description +
-                " is bound to one thread (uring's single_issuer), and a multi_thread runtime's "
-                "workers share the reactor; use flavor = \"current_thread\", or drop "
-                "[reactor.uring] single_issuer");
+                " is bound to one thread (such as uring with single_issuer), and a "
+                "multi_thread runtime's workers share the reactor; use flavor = "
+                "\"current_thread\", or configure a reactor that is not bound to one thread");
         description.reactor = io_choice.description;
         description.timer = timer_choice.description;
         description.lanes = lanes_choice.description;
