@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "root_wake.hpp"
+#include "rtkit/detail/task_extras.hpp"
 #include "rtkit/diagnostics.hpp"
 #include "rtkit/join_handle.hpp"
 #include "thread_context.hpp"
@@ -375,7 +376,7 @@ std::exception_ptr current_thread_driver::drive(root_reference& reference) {
     root->start_with_state(task_state::root);
     // The root spawns into the runtime's root region. It is not counted in it:
     // that region only ever closes at shutdown, when no block_on is running.
-    root->region = &root_region_;
+    root->set_region(&root_region_);
 
     if (nested) {
         // Nested in a task or root this thread polls: drive the worker here,

@@ -40,7 +40,7 @@ bool claim_queue(task_header* task, std::uint64_t queued_as) noexcept {
 /// task yet; its joiner may once it is queued. Inlined: every spawn runs it.
 [[gnu::always_inline]] inline void start_in(region_node& region, task_header* task,
                                             std::uint64_t bits) {
-    task->region = &region;
+    task->set_region(&region);
     region.enter();
     if (region.is_cancelled()) {
         // Spawned into a cancelled region: it unwinds at its first await point.
@@ -85,7 +85,7 @@ void handle::schedule(task_header* task) noexcept {
     handle* here = driven_here();
     if (here && (task->state.load(std::memory_order_relaxed) & task_state::local)) {
         // A local task of another worker thread runs only there.
-        handle* home = task->extras.load(std::memory_order_relaxed)->local_home;
+        handle* home = task->extras()->local_home;
         if (home && home != here) {
             home->worker_->send_task(task);
             return;

@@ -122,7 +122,7 @@ bool multi_thread_driver::steal(worker& w) {
             task_header* task = as_task(batch[i]);
             // A local task runs only on its own worker: back it goes.
             handle* home = (task->state.load(std::memory_order_relaxed) & task_state::local)
-                               ? task->extras.load(std::memory_order_relaxed)->local_home
+                               ? task->extras()->local_home
                                : nullptr;
             if (home && home != &w.get_handle())
                 home->owner().send_task(task);
@@ -168,7 +168,7 @@ void multi_thread_driver::unwind_local_tasks(worker& w) {
     const std::thread::id me = std::this_thread::get_id();
     auto local_here = [&](task_header* t) {
         return (t->state.load(std::memory_order_relaxed) & task_state::local) &&
-               t->extras.load(std::memory_order_relaxed)->local_owner == me;
+               t->extras()->local_owner == me;
     };
     for (int round = 0; round < local_unwind_rounds && w.local_tasks_of(me) > 0; ++round) {
         w.drain_inbox();
@@ -190,7 +190,7 @@ std::exception_ptr multi_thread_driver::drive(root_reference& reference) {
             "that worker: spawn the work and co_await its join handle instead");
     task_header* root = reference.get();
     root->start_with_state(task_state::root);
-    root->region = &root_region_;
+    root->set_region(&root_region_);
     {
         std::lock_guard lock(roots_mutex_);
         roots_.insert(root);

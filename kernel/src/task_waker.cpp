@@ -21,7 +21,7 @@ void throw_cancelled() {
     const std::uint64_t s = t ? t->state.load(std::memory_order_acquire) : 0;
     if (!(s & task_state::cancel_requested) && (s & task_state::timeout_fired))
         throw task_cancelled(cancel_reason{"timed out"});
-    if (task_extras* extras = t ? t->extras.load(std::memory_order_acquire) : nullptr)
+    if (task_extras* extras = t ? t->extras() : nullptr)
         if (cancel_reason* why = extras->reason.load(std::memory_order_acquire))
             throw task_cancelled(*why);
     throw task_cancelled(cancel_reason{"cancelled"});
@@ -90,7 +90,7 @@ void task_header::destroy_frame() {
     if (spawned && joiner) joiner->release();
     // The header lives in the frame; a suspended frame's destructors (a
     // timeout scope) still use the extras, so they go last.
-    task_extras* const owned_extras = extras.load(std::memory_order_acquire);
+    task_extras* const owned_extras = extras();
     if (owned_extras && owned_extras->unobserved_failure &&
         !(state.load(std::memory_order_relaxed) & task_state::outcome_owned))
         report_unobserved_failure(id, owned_extras->unobserved_failure);
@@ -108,16 +108,22 @@ void note_failure(task_header& task) noexcept {
 }
 
 void forget_failure(task_header& task) noexcept {
-    task.extras.load(std::memory_order_acquire)->unobserved_failure = nullptr;
+    task.extras()->unobserved_failure = nullptr;
 }
 
 task_extras& task_header::get_extras() {
-    task_extras* current = extras.load(std::memory_order_acquire);
-    if (current) return *current;
+    if (task_extras* current = extras()) return *current;
     auto* fresh = new task_extras;
-    if (extras.compare_exchange_strong(current, fresh, std::memory_order_acq_rel)) return *fresh;
-    delete fresh;  // another thread installed one first
-    return *current;
+    std::uintptr_t word = region_or_extras_.load(std::memory_order_acquire);
+    // The region moves into the extras; the swap fails only when another
+    // thread installed extras first.
+    fresh->region =
+        (word & region_tag) ? reinterpret_cast<region_node*>(word & ~region_tag) : nullptr;
+    const auto mine = reinterpret_cast<std::uintptr_t>(static_cast<task_extras_region*>(fresh));
+    if (region_or_extras_.compare_exchange_strong(word, mine, std::memory_order_acq_rel))
+        return *fresh;
+    delete fresh;
+    return *extras();
 }
 
 void set_cancel_reason(task_header& task, cancel_reason reason) {

@@ -63,7 +63,7 @@ void push_timeout(timeout_state& scope) {
 
 bool pop_timeout(timeout_state& scope) noexcept {
     task_header* self = scope.task;
-    task_extras& extras = *self->extras.load(std::memory_order_acquire);
+    task_extras& extras = *self->extras();
     extras.timeouts = scope.outer;
     bool fired = false;
     if (armed_timer* timer = scope.timer) {

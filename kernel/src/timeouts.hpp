@@ -12,7 +12,7 @@ void arm_timeouts(task_header& task, task_extras& extras);
 /// Acquire: another thread (a cancellation request) may have just installed
 /// the extras, and its writes to them must be seen before they are read.
 inline void after_suspending_poll(task_header& task) {
-    if (task_extras* extras = task.extras.load(std::memory_order_acquire))
+    if (task_extras* extras = task.extras())
         if (extras->timeouts) arm_timeouts(task, *extras);
 }
 

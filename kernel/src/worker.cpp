@@ -87,7 +87,7 @@ void worker::admit(task_header* task) {
     try {
         store_.insert(task);
         if (task->state.load(std::memory_order_relaxed) & task_state::local)
-            ++local_counts_[task->extras.load(std::memory_order_relaxed)->local_owner];
+            ++local_counts_[task->extras()->local_owner];
     } catch (...) {
         if (shared_) store_lock_.unlock();
         throw;
@@ -101,7 +101,7 @@ void worker::admit(task_header* task) {
     if (shared_) store_lock_.lock();
     store_.remove(task->id);
     if (task->state.load(std::memory_order_relaxed) & task_state::local) {
-        auto found = local_counts_.find(task->extras.load(std::memory_order_relaxed)->local_owner);
+        auto found = local_counts_.find(task->extras()->local_owner);
         if (--found->second == 0) local_counts_.erase(found);
     }
     if (shared_) store_lock_.unlock();
@@ -116,7 +116,7 @@ void worker::rescue_stranded() {
     if (stranded_.empty()) return;
     const std::thread::id me = std::this_thread::get_id();
     std::erase_if(stranded_, [&](task_header* t) {
-        if (t->extras.load(std::memory_order_relaxed)->local_owner != me) return false;
+        if (t->extras()->local_owner != me) return false;
         push(t);
         return true;
     });
@@ -125,7 +125,8 @@ void worker::rescue_stranded() {
 void worker::cancel_region_tasks(region_node& region) {
     const cancel_reason why = region.cancel_reason_or_default();
     for_each_task([&](task_header* t) {
-        if (t->region && t->region->is_within(&region)) handle_.request_cancel(t, why);
+        region_node* const in = t->region();
+        if (in && in->is_within(&region)) handle_.request_cancel(t, why);
     });
 }
 
@@ -316,7 +317,7 @@ void worker::run_until_drained(instant deadline) {
 [[gnu::always_inline]] inline void worker::execute(task_header* task) {
     using namespace task_state;
     if (task->state.load(std::memory_order_relaxed) & local) {
-        task_extras* extras = task->extras.load(std::memory_order_relaxed);
+        task_extras* extras = task->extras();
         if (extras->local_owner != std::this_thread::get_id()) {
             // Only its owner may poll it: a worker thread of its own gets it
             // back at once; a block_on caller finds it at its next call.
@@ -359,7 +360,7 @@ void worker::complete(task_header* task) noexcept {
     // resumes finds the runtime as quiescent as this task leaves it.
     group_.worker_at(task->admitted_by).forget(task);
     using task_state::join_waker, task_state::one_ref, task_state::refs_of;
-    region_node* const region = task->region;
+    region_node* const region = task->region();
     // Finished, and the store's reference dropped, in one locked instruction;
     // unless a joiner waits, whose wake needs the task alive until it is made.
     std::uint64_t s = task->state.load(std::memory_order_relaxed);

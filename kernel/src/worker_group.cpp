@@ -55,7 +55,7 @@ void worker_group::inject(task_header* task) noexcept {
     }
     if (task->state.load(std::memory_order_relaxed) & task_state::local) {
         // A local task of a multi-thread worker only ever runs there.
-        task->extras.load(std::memory_order_relaxed)->local_home->owner().send_task(task);
+        task->extras()->local_home->owner().send_task(task);
         return;
     }
     injector_.push(task);

@@ -11,7 +11,9 @@ namespace rtkit::detail {
 
 struct timeout_state;
 
-struct task_extras {
+/// Starts with the task's region (task_extras_region), which moves here from
+/// the header when the extras are made.
+struct task_extras : task_extras_region {
     /// The reason of the first cancellation request; set once, then read-only.
     std::atomic<cancel_reason*> reason{nullptr};
     /// Where spawns go while the task runs a region scope (null: its own region).
@@ -28,11 +30,27 @@ struct task_extras {
     ~task_extras() { delete reason.load(std::memory_order_acquire); }
 };
 
+inline task_extras* task_header::extras() const noexcept {
+    const std::uintptr_t word = region_or_extras_.load(std::memory_order_acquire);
+    if (!word || (word & region_tag)) return nullptr;
+    return static_cast<task_extras*>(reinterpret_cast<task_extras_region*>(word));
+}
+
+inline void task_header::set_region(region_node* region) noexcept {
+    static_assert(alignof(region_node) > region_tag,
+                  "a region's address must leave the tag bit free");
+    if (task_extras* owned_extras = extras())
+        owned_extras->region = region;
+    else
+        region_or_extras_.store(reinterpret_cast<std::uintptr_t>(region) | region_tag,
+                                std::memory_order_relaxed);
+}
+
 /// Where spawns from `task` go now: its region, or the region scope it is in.
 inline region_node& spawn_region_of(task_header& task) noexcept {
-    if (task_extras* extras = task.extras.load(std::memory_order_acquire))
+    if (task_extras* extras = task.extras())
         if (extras->spawn_region) return *extras->spawn_region;
-    return *task.region;
+    return *task.region();
 }
 
 /// Records `reason` as the task's cancellation reason unless one is already set.

@@ -60,6 +60,12 @@ inline std::uint32_t refs_of(std::uint64_t state) noexcept {
 }
 }  // namespace task_state
 
+/// The start of task_extras: a task that gets extras moves its region there,
+/// so the header keeps one word for both (task_header::region()).
+struct task_extras_region {
+    region_node* region = nullptr;
+};
+
 /// What a suspended awaiter leaves in its task (task_header::leaf): the check
 /// the worker makes before resuming the task. The awaiter derives from it, so
 /// the check finds the awaiter from the reference it is given, and a task pays
@@ -93,12 +99,6 @@ struct task_header : schedulable {
         void* continuation_address;
     };
     task_id id;
-    /// The region this task belongs to; it keeps the region open until it
-    /// ends, and its handle is how the task's runtime is reached.
-    region_node* region = nullptr;
-    /// Rarely needed state (cancel reason, region scopes, timeouts), allocated
-    /// on first use by whichever thread needs it first.
-    std::atomic<task_extras*> extras{nullptr};
     /// The suspended awaiter's readiness check, or null. The worker calls it
     /// before resuming: a wake that did not make the awaited thing ready (a
     /// stale waker, say) then costs a check instead of a wrong resume.
@@ -125,6 +125,38 @@ struct task_header : schedulable {
     std::atomic<std::uint16_t> lanes_of{not_in_lanes};
     static constexpr std::uint16_t not_in_lanes = 0xFFFF;
 
+  private:
+    /// The region (tagged with region_tag), or once the task has extras, the
+    /// extras (their task_extras_region part), which then hold the region;
+    /// 0 before either. Rarely needed state (cancel reason, region scopes,
+    /// timeouts) lives in the extras, allocated on first use by whichever
+    /// thread needs it first; most tasks never do, so they pay one word here
+    /// for both.
+    std::atomic<std::uintptr_t> region_or_extras_{0};
+    static constexpr std::uintptr_t region_tag = 1;
+
+  public:
+    /// The region this task belongs to; it keeps the region open until it
+    /// ends, and its handle is how the task's runtime is reached. Null until
+    /// the task is spawned. Any thread.
+    region_node* region() const noexcept {
+        const std::uintptr_t word = region_or_extras_.load(std::memory_order_acquire);
+        if (word & region_tag) return reinterpret_cast<region_node*>(word & ~region_tag);
+        return word ? reinterpret_cast<task_extras_region*>(word)->region : nullptr;
+    }
+    /// Puts the task in `region`, before any other thread can see it.
+    void set_region(region_node* region) noexcept;
+    /// Whether the task has its extras yet (any thread).
+    bool has_extras() const noexcept {
+        const std::uintptr_t word = region_or_extras_.load(std::memory_order_acquire);
+        return word && !(word & region_tag);
+    }
+    /// The extras, or nullptr when the task has none yet (any thread; defined
+    /// in task_extras.hpp, which has the type).
+    task_extras* extras() const noexcept;
+    /// The extras, allocated if needed (any thread).
+    task_extras& get_extras();
+
     /// Takes one more reference.
     void add_ref() noexcept { state.fetch_add(task_state::one_ref, std::memory_order_relaxed); }
     /// Replaces the state bits of a task no other thread can see yet,
@@ -140,9 +172,7 @@ struct task_header : schedulable {
     /// How the task's runtime is reached (its region's handle). Wakes go
     /// through it, except for a block_on root, whose wakes set root_woken for
     /// its caller.
-    handle& home() const noexcept { return *region->home; }
-    /// The extras, allocated if needed (any thread).
-    task_extras& get_extras();
+    handle& home() const noexcept { return *region()->home; }
     /// The coroutine frame whose promise starts with this header. GCC and
     /// Clang place the promise right after the frame's resume and destroy
     /// pointers, at an offset that depends only on the promise's alignment
@@ -183,7 +213,7 @@ bool wake_if_polled_here(task_header* task) noexcept;
 void note_failure(task_header& task) noexcept;
 void forget_failure(task_header& task) noexcept;
 inline void outcome_taken(task_header& task) noexcept {
-    if (task.extras.load(std::memory_order_relaxed)) forget_failure(task);
+    if (task.has_extras()) forget_failure(task);
 }
 /// Marks a task a combinator spawned (task_state::outcome_owned).
 inline void own_outcome(task_header& task) noexcept {
