@@ -3,6 +3,7 @@
 #include <coroutine>
 #include <cstddef>
 #include <exception>
+#include <new>
 #include <type_traits>
 #include <utility>
 
@@ -64,18 +65,47 @@ struct promise_base : task_header {
 };
 
 /// What promise<T> and promise<void> share: the outcome, kept in an
-/// outcome_slot whose tag is the header's outcome_tag.
+/// outcome_slot whose tag is the header's outcome_tag. A slot that fits in a
+/// word lives in the header's outcome_word (a finished task needs no resume
+/// point); a larger one follows the header.
 template <class V>
 struct promise_with_outcome : promise_base {
-    outcome_slot<V> result;
-    ~promise_with_outcome() { result.destroy(outcome_tag); }
+    static constexpr bool outcome_in_header = sizeof(outcome_slot<V>) <= sizeof(outcome_word) &&
+                                              alignof(outcome_slot<V>) <= alignof(void*);
+
+    ~promise_with_outcome() {
+        if (outcome_tag) slot().destroy(outcome_tag);
+    }
     void unhandled_exception() noexcept {
-        result.set_current_exception(outcome_tag);
-        if (result.is_panicked(outcome_tag)) note_failure(*this);
+        new_slot().set_current_exception(outcome_tag);
+        if (slot().is_panicked(outcome_tag)) note_failure(*this);
     }
     /// Moves the outcome out: the task's value once it finished, otherwise
     /// cancelled ("never completed").
-    outcome<V> take_result() { return result.take(outcome_tag); }
+    outcome<V> take_result() {
+        if (!outcome_tag) return outcome<V>();
+        return slot().take(outcome_tag);
+    }
+
+  protected:
+    /// The slot, which holds an outcome (outcome_tag is not 0).
+    outcome_slot<V>& slot() noexcept {
+        if constexpr (outcome_in_header)
+            return *std::launder(reinterpret_cast<outcome_slot<V>*>(outcome_word));
+        else
+            return own_slot_;
+    }
+    /// The slot, about to receive an outcome: made first if it holds none.
+    outcome_slot<V>& new_slot() noexcept {
+        if constexpr (outcome_in_header)
+            if (!outcome_tag) return *new (outcome_word) outcome_slot<V>;
+        return slot();
+    }
+
+  private:
+    struct no_slot {};
+    [[no_unique_address]] std::conditional_t<outcome_in_header, no_slot, outcome_slot<V>>
+        own_slot_;
 };
 
 template <class T>
@@ -84,7 +114,7 @@ struct promise : promise_with_outcome<T> {
     task<T> get_return_object() noexcept;
     template <class U = T>
     void return_value(U&& value) {
-        this->result.set_value(this->outcome_tag, std::forward<U>(value));
+        this->new_slot().set_value(this->outcome_tag, std::forward<U>(value));
     }
 };
 
@@ -92,7 +122,7 @@ template <>
 struct promise<void> : promise_with_outcome<std::monostate> {
     using value_type = void;
     task<void> get_return_object() noexcept;
-    void return_void() noexcept { result.set_value(outcome_tag, std::monostate{}); }
+    void return_void() noexcept { new_slot().set_value(outcome_tag, std::monostate{}); }
 };
 
 }  // namespace detail
@@ -160,6 +190,8 @@ task<T> promise<T>::get_return_object() noexcept {
     static_assert(alignof(promise<T>) <= 16,
                   "rtkit::task<T>: T may be aligned to 16 bytes at most; return an "
                   "over-aligned value through a std::unique_ptr");
+    static_assert(!promise<T>::outcome_in_header || sizeof(promise<T>) == sizeof(task_header),
+                  "an outcome that fits in the header's word costs the promise no bytes");
     return task<T>(std::coroutine_handle<promise<T>>::from_promise(*this));
 }
 inline task<void> promise<void>::get_return_object() noexcept {

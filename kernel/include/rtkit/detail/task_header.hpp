@@ -3,6 +3,7 @@
 // public headers need it, so it lives here, in rtkit::detail.
 #include <atomic>
 #include <coroutine>
+#include <cstddef>
 #include <cstdint>
 
 #include "rtkit/detail/region_node.hpp"
@@ -87,9 +88,16 @@ struct task_header : schedulable {
     /// word, so that a task finishes and drops the store's reference in one
     /// locked instruction.
     std::atomic<std::uint64_t> state{0};
-    /// The innermost coroutine of this task that is suspended: tasks awaited
-    /// inline move it down and back up, so the worker always resumes here.
-    std::coroutine_handle<> resume_point;
+    union {
+        /// Until the task finishes: the innermost coroutine of it that is
+        /// suspended. Tasks awaited inline move it down and back up, so the
+        /// worker always resumes here.
+        std::coroutine_handle<> resume_point{};
+        /// Once it has finished: its outcome, when that fits in a word (see
+        /// promise_with_outcome). Nothing resumes a finished task, so a task
+        /// that returns a word spends no bytes of its own on it.
+        alignas(void*) std::byte outcome_word[sizeof(void*)];
+    };
     union {
         /// Spawned: the task awaiting the join handle (holding a reference),
         /// valid while state has join_waker.
