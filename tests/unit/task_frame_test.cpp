@@ -57,53 +57,71 @@ TEST_CASE("task frame: a spawned task of each kind runs and is freed through its
 
 // A task keeps its outcome in its frame until someone takes it: every value a
 // task returns is destroyed exactly once, whether it is taken by a join, by
-// an inline await or by block_on, or dropped with the frame untaken.
+// an inline await or by block_on, or dropped with the frame untaken. A value
+// that fits in a word lives in the header's resume word, a larger one after
+// the header: both paths are checked.
 namespace {
 
+template <std::size_t PayloadBytes>
 struct counted {
     static inline int live = 0;
-    int value;
-    explicit counted(int v) : value(v) { ++live; }
-    counted(counted&& other) noexcept : value(other.value) { ++live; }
+    int number;
+    std::array<char, PayloadBytes> payload{};
+    explicit counted(int v) : number(v) { ++live; }
+    counted(counted&& other) noexcept : number(other.number) { ++live; }
     counted(const counted&) = delete;
     ~counted() { --live; }
 };
+using word_sized = counted<1>;
+using larger = counted<60>;
 
-task<counted> makes_counted(int v) {
-    co_return counted(v);
+template <class Counted>
+task<Counted> makes_counted(int v) {
+    co_return Counted(v);
 }
 
-task<counted> fails_before_returning() {
+template <class Counted>
+task<Counted> fails_before_returning() {
     throw std::runtime_error("no value");
-    co_return counted(0);
+    co_return Counted(0);
+}
+
+template <class Counted>
+task<int> takes_outcomes_every_way() {
+    // Joined: the value moves out of the frame.
+    auto joined = spawn(makes_counted<Counted>(1));
+    outcome<Counted> first = co_await std::move(joined);
+    const int one = first.value().number;
+    // Awaited inline.
+    Counted second = co_await makes_counted<Counted>(2);
+    const int two = second.number;
+    // Never joined: the value goes with the frame.
+    (void)spawn(makes_counted<Counted>(3));
+    // Cancelled before its first poll: no value, a cancelled outcome.
+    auto cancelled = spawn(makes_counted<Counted>(4));
+    cancelled.cancel();
+    outcome<Counted> never = co_await std::move(cancelled);
+    CHECK(never.is_cancelled());
+    // Failed: the outcome holds the exception.
+    outcome<Counted> failed = co_await spawn(fails_before_returning<Counted>());
+    CHECK(failed.is_panicked());
+    co_return one + two;
 }
 
 }  // namespace
 
-TEST_CASE("task frame: a returned value lives until its outcome is taken or its frame goes") {
-    counted::live = 0;
+static_assert(detail::promise<word_sized>::outcome_in_header);
+static_assert(!detail::promise<larger>::outcome_in_header);
+
+TEST_CASE_TEMPLATE(
+    "task frame: a returned value lives until its outcome is taken or its frame goes", Counted,
+    word_sized, larger) {
+    Counted::live = 0;
     {
         runtime rt;
-        const int sum = rt.block_on([]() -> task<int> {
-            // Joined: the value moves out of the frame.
-            auto joined = spawn(makes_counted(1));
-            const int one = (co_await std::move(joined)).value().value;
-            // Awaited inline.
-            const int two = (co_await makes_counted(2)).value;
-            // Never joined: the value goes with the frame.
-            (void)spawn(makes_counted(3));
-            // Cancelled before its first poll: no value, a cancelled outcome.
-            auto cancelled = spawn(makes_counted(4));
-            cancelled.cancel();
-            outcome<counted> never = co_await std::move(cancelled);
-            CHECK(never.is_cancelled());
-            // Failed: the outcome holds the exception.
-            outcome<counted> failed = co_await spawn(fails_before_returning());
-            CHECK(failed.is_panicked());
-            co_return one + two;
-        }());
+        const int sum = rt.block_on(takes_outcomes_every_way<Counted>());
         CHECK(sum == 3);
-        CHECK(rt.block_on(makes_counted(5)).value == 5);
+        CHECK(rt.block_on(makes_counted<Counted>(5)).number == 5);
     }
-    CHECK(counted::live == 0);
+    CHECK(Counted::live == 0);
 }
