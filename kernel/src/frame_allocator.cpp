@@ -1,8 +1,12 @@
 // Coroutine frame allocation.
 //
-// Spawn-heavy work is dominated by first-touch page faults on this kind of
-// machine, so frames come from 2 MiB chunks that ask for transparent huge pages,
-// and freed frames are kept in per-thread, per-size free lists for reuse.
+// Frames come from 2 MiB chunks, carved by bump pointer, and freed frames are
+// kept in per-thread, per-size free lists for reuse. The chunks do not ask for
+// transparent huge pages: they follow the system's policy (a system that backs
+// all anonymous memory with huge pages gives each aligned chunk one). A huge
+// page costs one 2 MiB fault on the allocating worker, which on a VM whose
+// host took the block back (free page reporting) stalls it for milliseconds,
+// and a small runtime would hold 2 MiB per thread. See bench/README.md (W1).
 // A frame is often freed on another thread than the one that allocated it (a
 // task spawned from outside ends on a worker), so a thread keeps only a few
 // free frames of each size: past that it moves a batch to a shared stash, and
@@ -105,7 +109,8 @@ frame_pool& stash() {
 std::atomic<std::size_t> chunks_mapped{0};
 
 std::byte* map_chunk() {
-    // Map twice the size, then trim to a 2 MiB-aligned chunk so huge pages fit.
+    // Map twice the size, then trim to a 2 MiB-aligned chunk, so that a huge
+    // page fits when the system gives one.
     void* raw = ::mmap(nullptr, 2 * chunk_size, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (raw == MAP_FAILED) throw std::bad_alloc();
@@ -115,7 +120,6 @@ std::byte* map_chunk() {
     std::uintptr_t end = begin + 2 * chunk_size;
     if (end > aligned + chunk_size)
         ::munmap(reinterpret_cast<void*>(aligned + chunk_size), end - aligned - chunk_size);
-    ::madvise(reinterpret_cast<void*>(aligned), chunk_size, MADV_HUGEPAGE);
     chunks_mapped.fetch_add(1, std::memory_order_relaxed);
     return reinterpret_cast<std::byte*>(aligned);
 }

@@ -14,7 +14,6 @@ namespace {
 /// address space is limited (ulimit -v), smaller ranges are tried down to 2^20.
 constexpr unsigned max_slot_bits = 27;
 constexpr unsigned min_slot_bits = 20;
-constexpr std::size_t plain_prefix = std::size_t{2} << 20;  // bytes on ordinary pages
 
 }  // namespace
 
@@ -24,10 +23,6 @@ task_store::task_store() {
         void* range = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (range == MAP_FAILED) continue;
-        // The prefix boundary is 2 MiB-aligned only if the range is; madvise
-        // ignores the parts of a range that cannot hold a whole huge page.
-        ::madvise(static_cast<std::byte*>(range) + plain_prefix, bytes - plain_prefix,
-                  MADV_HUGEPAGE);
         slots_ = static_cast<slot*>(range);
         capacity_ = std::uint32_t{1} << bits;
         return;

@@ -19,9 +19,7 @@ namespace rtkit::detail {
 ///
 /// The slots are one array in a range of address space reserved up front and
 /// touched only as it fills, so growing never copies and an index is one add.
-/// Spawn-heavy work is bound by first-touch page faults here, so past its first
-/// 2 MiB (131,072 slots, plain pages for small runtimes) the range asks for
-/// transparent huge pages: a million live tasks then fault 8 pages, not 4,000.
+/// Like the frame chunks, the range follows the system's huge page policy.
 class task_store {
   public:
     task_store();
