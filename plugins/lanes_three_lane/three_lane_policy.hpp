@@ -31,12 +31,15 @@ class three_lane_policy final : public rtkit::lane_policy {
 
   private:
     /// An intrusive FIFO. With `doubly_linked`, lane_word holds the previous
-    /// task, so any queued task can be unlinked.
+    /// task, so any queued task can be unlinked. The head's back link is left
+    /// stale: popping then writes only the popped task, not the next one,
+    /// whose frame a spawn-heavy worker has long evicted from the cache.
     template <bool doubly_linked>
     struct fifo {
         rtkit::schedulable* head = nullptr;
         rtkit::schedulable* tail = nullptr;
 
+        /// The task before `t`, which is not the head.
         static rtkit::schedulable* prev(const rtkit::schedulable* t) noexcept {
             return reinterpret_cast<rtkit::schedulable*>(t->lane_word);
         }
@@ -54,22 +57,23 @@ class three_lane_policy final : public rtkit::lane_policy {
         }
         rtkit::schedulable* pop() noexcept {
             rtkit::schedulable* task = head;
-            unlink(task);
+            head = task->lane_next;
+            if (!head) tail = nullptr;
+            task->lane_next = nullptr;
             return task;
         }
         void unlink(rtkit::schedulable* task) noexcept {
-            rtkit::schedulable* next = task->lane_next;
-            rtkit::schedulable* before = nullptr;
-            if constexpr (doubly_linked) before = prev(task);
-            if (before)
-                before->lane_next = next;
-            else
-                head = next;
-            if (next) {
-                if constexpr (doubly_linked) set_prev(next, before);
-            } else {
-                tail = before;
+            if (task == head) {
+                pop();
+                return;
             }
+            rtkit::schedulable* next = task->lane_next;
+            rtkit::schedulable* before = prev(task);
+            before->lane_next = next;
+            if (next)
+                set_prev(next, before);
+            else
+                tail = before;
             task->lane_next = nullptr;
         }
     };
