@@ -15,11 +15,13 @@ namespace rtkit::detail {
 /// which a rare state keeps its details, in a union (a task ends ok,
 /// cancelled or panicked; only combinators make errors). Which of them is
 /// alive is a tag byte its owner keeps elsewhere (a task header has one to
-/// spare), so a task that returns a word spends one word on its outcome.
+/// spare).
 ///
 /// Tag 0 is "never completed" (nothing alive); otherwise the tag is the
 /// outcome's state plus one. Taking the outcome moves it out and leaves the
-/// moved-from member alive, for destroy() to end.
+/// moved-from member alive, for destroy() to end. A slot that fits in a word
+/// lives in the task header's spare resume word (promise_with_outcome), so
+/// such a task spends no bytes of its own on its outcome.
 template <class T>
 class outcome_slot {
     using state = typename outcome<T>::state;
