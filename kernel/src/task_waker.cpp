@@ -114,14 +114,16 @@ void forget_failure(task_header& task) noexcept {
 task_extras& task_header::get_extras() {
     if (task_extras* current = extras()) return *current;
     auto* fresh = new task_extras;
-    std::uintptr_t word = region_or_extras_.load(std::memory_order_acquire);
-    // The region moves into the extras; the swap fails only when another
-    // thread installed extras first.
-    fresh->region =
-        (word & region_tag) ? reinterpret_cast<region_node*>(word & ~region_tag) : nullptr;
     const auto mine = reinterpret_cast<std::uintptr_t>(static_cast<task_extras_region*>(fresh));
-    if (region_or_extras_.compare_exchange_strong(word, mine, std::memory_order_acq_rel))
-        return *fresh;
+    // The region moves into the extras. Only a region (or nothing) may be
+    // replaced: extras another thread installed meanwhile are the task's.
+    std::uintptr_t word = region_or_extras_.load(std::memory_order_acquire);
+    while (!word || (word & region_tag)) {
+        fresh->region = word ? reinterpret_cast<region_node*>(word & ~region_tag) : nullptr;
+        if (region_or_extras_.compare_exchange_weak(word, mine, std::memory_order_acq_rel,
+                                                    std::memory_order_acquire))
+            return *fresh;
+    }
     delete fresh;
     return *extras();
 }

@@ -63,6 +63,7 @@ class three_lane_policy final : public rtkit::lane_policy {
             return task;
         }
         void unlink(rtkit::schedulable* task) noexcept {
+            static_assert(doubly_linked, "unlinking needs the back links");
             if (task == head) {
                 pop();
                 return;
