@@ -3,6 +3,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "root_wake.hpp"
 #include "rtkit/detail/task_extras.hpp"
@@ -195,13 +196,17 @@ std::exception_ptr multi_thread_driver::drive(root_reference& reference) {
         std::lock_guard lock(roots_mutex_);
         roots_.insert(root);
     }
+    // Out of roots_ before its frame goes (or when the poll throws): a
+    // shutdown on another thread cancels what it finds there.
     struct forget_root {
         multi_thread_driver& driver;
         task_header* root;
-        ~forget_root() {
+        void now() {
+            if (!root) return;
             std::lock_guard lock(driver.roots_mutex_);
-            driver.roots_.erase(root);
+            driver.roots_.erase(std::exchange(root, nullptr));
         }
+        ~forget_root() { now(); }
     } registered{*this, root};
     // Polled here, off the workers, whenever its waker fired.
     bool cancel_sent = false;
@@ -224,6 +229,7 @@ std::exception_ptr multi_thread_driver::drive(root_reference& reference) {
         if (!root_wake_pending(root)) wait_root_wake(root);
     }
     root->state.fetch_or(task_state::complete, std::memory_order_acq_rel);
+    registered.now();
     scoped_task retiring(root);
     return reference.retire();
 }
