@@ -4,7 +4,7 @@
 # neighbouring runs are steadier here than ratios of medians: the same server
 # swings by 1.5x from one minute to the next on this VM.
 #
-#   bench/compare.sh W1 W1@mt1 W4 W7   # PASSES=7 for more passes (default 5)
+#   bench/compare.sh W1 W1@mt1 W1@huge W4 W7   # PASSES=7 for more passes (default 5)
 #
 # W1 W2 W3 W4 W5 W8 W9 compare ns per op. W7 compares requests/s and the server's
 # CPU time (user + system) per request, for rtkit on epoll and on io_uring
@@ -41,7 +41,7 @@ fi
 for tool in "$RTBENCH" "$PEERS/tokio_peer"; do
   [[ -x "$tool" ]] || { echo "compare.sh: $tool is missing (see the header of $0)" >&2; exit 2; }
 done
-[[ $# -gt 0 ]] || { echo "usage: $0 W1|W2|W3|W4|W5|W7|W8|W9[@mt1] ..." >&2; exit 2; }
+[[ $# -gt 0 ]] || { echo "usage: $0 W1|W2|W3|W4|W5|W7|W8|W9[@mt1|@huge] ..." >&2; exit 2; }
 
 peer_name() {
   case "$1" in
@@ -141,14 +141,19 @@ compare_w7() {
   done
 }
 
-# W1@mt1 runs rtkit's W1 on the multi_thread flavor with one worker (against
-# the same tokio figure as W1), to compare the two flavors in one run.
+# A variant after the workload's name runs rtkit differently against the same
+# tokio figure, to compare it with the default in one run: @mt1 on the
+# multi_thread flavor with one worker, @huge with runtime.huge_pages = true.
 compare_task_workload() {
-  local w="$1" name ratios="" r t flavor=()
-  [[ "$w" == *@mt1 ]] && flavor=(--set runtime.flavor=multi_thread --set runtime.workers=1)
-  name="$(peer_name "${w%@mt1}")"
+  local w="$1" base="${1%@*}" name ratios="" r t sets=()
+  case "$w" in
+    *@mt1) sets=(--set runtime.flavor=multi_thread --set runtime.workers=1) ;;
+    *@huge) sets=(--set runtime.huge_pages=true) ;;
+    *@*) echo "compare.sh: unknown variant in $w (known: @mt1 @huge)" >&2; exit 2 ;;
+  esac
+  name="$(peer_name "$base")"
   for pass in $(seq "$PASSES"); do
-    r="$("$RTBENCH" "${w%@mt1}" "${flavor[@]}" | field ns_per_op)"
+    r="$("$RTBENCH" "$base" "${sets[@]}" | field ns_per_op)"
     t="$("$PEERS/tokio_peer" "$name" | field ns_per_op)"
     echo "$w pass $pass: rtkit $r ns/op, tokio $t ns/op"
     ratios+="$(ratio "$r" "$t") "

@@ -49,6 +49,11 @@ const std::array key_specs{
              "shown in diagnostics and thread names",
              [](runtime_config& c, const config_value& v) { c.name = as_string(v); },
              [](const runtime_config& c) { return config_value(c.name); }},
+    key_spec{"runtime", "huge_pages", value_type::boolean, "false", "",
+             "ask for transparent huge pages for task memory: faster mass spawning when the "
+             "system has them at hand, but each new 2 MiB is one fault of that size on a worker",
+             [](runtime_config& c, const config_value& v) { c.huge_pages = std::get<bool>(v); },
+             [](const runtime_config& c) { return config_value(c.huge_pages); }},
     key_spec{
         "plugins", "search_path", value_type::path_list, "[]", "",
         "extra plugin directories, searched after the built-in one; relative paths are "

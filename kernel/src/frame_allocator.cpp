@@ -1,9 +1,10 @@
 // Coroutine frame allocation.
 //
 // Frames come from 2 MiB chunks, carved by bump pointer, and freed frames are
-// kept in per-thread, per-size free lists for reuse. The chunks do not ask for
-// transparent huge pages: they follow the system's policy (a system that backs
-// all anonymous memory with huge pages gives each aligned chunk one). A huge
+// kept in per-thread, per-size free lists for reuse. By default the chunks
+// follow the system's huge page policy (a system that backs all anonymous
+// memory with huge pages gives each aligned chunk one); a thread driving a
+// runtime configured with huge_pages asks for them (frame_pages.hpp). A huge
 // page costs one 2 MiB fault on the allocating worker, which on a VM whose
 // host took the block back (free page reporting) stalls it for milliseconds,
 // and a small runtime would hold 2 MiB per thread. See bench/README.md (W1).
@@ -25,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "frame_pages.hpp"
 #include "rtkit/task.hpp"
 
 // GCC says so with __SANITIZE_*__; clang before 15 only through __has_feature.
@@ -37,6 +39,8 @@
 #endif
 
 namespace rtkit::detail {
+
+__thread bool frame_chunks_on_huge_pages __attribute__((tls_model("initial-exec"))) = false;
 
 #ifdef RTKIT_SYSTEM_FRAMES
 
@@ -120,6 +124,8 @@ std::byte* map_chunk() {
     std::uintptr_t end = begin + 2 * chunk_size;
     if (end > aligned + chunk_size)
         ::munmap(reinterpret_cast<void*>(aligned + chunk_size), end - aligned - chunk_size);
+    if (frame_chunks_on_huge_pages)
+        ::madvise(reinterpret_cast<void*>(aligned), chunk_size, MADV_HUGEPAGE);
     chunks_mapped.fetch_add(1, std::memory_order_relaxed);
     return reinterpret_cast<std::byte*>(aligned);
 }

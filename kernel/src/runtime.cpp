@@ -121,7 +121,7 @@ class runtime_core {
         // The kernel's side of the reactor (its registrations) over the plugin.
         group = std::make_unique<worker_group>(
             multi ? worker_group::flavor::multi_thread : worker_group::flavor::current_thread,
-            std::make_shared<io_driver>(std::move(io), description.reactor));
+            std::make_shared<io_driver>(std::move(io), description.reactor), config.huge_pages);
         // Each worker has its own timer driver and lane policy.
         group->add_worker(std::move(timers), std::move(lanes));
         for (int i = 1; i < workers; ++i)

@@ -17,12 +17,13 @@ constexpr unsigned min_slot_bits = 20;
 
 }  // namespace
 
-task_store::task_store() {
+task_store::task_store(bool huge_pages) {
     for (unsigned bits = max_slot_bits; bits >= min_slot_bits; --bits) {
         const std::size_t bytes = (std::size_t{1} << bits) * sizeof(slot);
         void* range = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (range == MAP_FAILED) continue;
+        if (huge_pages) ::madvise(range, bytes, MADV_HUGEPAGE);
         slots_ = static_cast<slot*>(range);
         capacity_ = std::uint32_t{1} << bits;
         return;

@@ -19,10 +19,11 @@ namespace rtkit::detail {
 ///
 /// The slots are one array in a range of address space reserved up front and
 /// touched only as it fills, so growing never copies and an index is one add.
-/// Like the frame chunks, the range follows the system's huge page policy.
+/// The range follows the system's huge page policy, or asks for transparent
+/// huge pages (runtime_config::huge_pages).
 class task_store {
   public:
-    task_store();
+    explicit task_store(bool huge_pages = false);
     ~task_store();
     task_store(const task_store&) = delete;
     task_store& operator=(const task_store&) = delete;

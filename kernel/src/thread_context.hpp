@@ -3,8 +3,10 @@
 // task_header.hpp) and which worker this thread drives. Every change is a
 // scoped guard that restores the previous value, so nested block_on calls
 // (same or different runtimes) unwind cleanly.
+#include "frame_pages.hpp"
 #include "rtkit/detail/handle.hpp"
 #include "rtkit/detail/task_header.hpp"
+#include "worker_group.hpp"
 
 namespace rtkit::detail {
 
@@ -32,16 +34,25 @@ class scoped_task {
     task_header* saved_;
 };
 
-/// Makes this thread the driver of the worker behind `h`, for one scope.
+/// Makes this thread the driver of the worker behind `h`, for one scope; the
+/// frame chunks it maps meanwhile follow that runtime's huge page setting.
 class scoped_driving {
   public:
-    explicit scoped_driving(handle* h) noexcept : saved_(driving_slot) { driving_slot = h; }
-    ~scoped_driving() { driving_slot = saved_; }
+    explicit scoped_driving(handle* h) noexcept
+        : saved_(driving_slot),
+          saved_huge_pages_(map_frames_on_huge_pages(h && h->group().huge_pages())) {
+        driving_slot = h;
+    }
+    ~scoped_driving() {
+        driving_slot = saved_;
+        map_frames_on_huge_pages(saved_huge_pages_);
+    }
     scoped_driving(const scoped_driving&) = delete;
     scoped_driving& operator=(const scoped_driving&) = delete;
 
   private:
     handle* saved_;
+    bool saved_huge_pages_;
 };
 
 }  // namespace rtkit::detail

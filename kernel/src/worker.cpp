@@ -27,7 +27,8 @@ worker::worker(worker_group& group, std::uint16_t index, std::shared_ptr<timer_d
       parker_(group.io()),
       timers_(std::move(timers)),
       lanes_(std::move(lanes)),
-      shared_(false) {}
+      shared_(false),
+      store_(group.huge_pages()) {}
 
 worker::~worker() = default;
 

@@ -18,8 +18,8 @@ constexpr int retire_rounds = 1000;
 constexpr int retire_polls_per_round = 10'000;
 }  // namespace
 
-worker_group::worker_group(flavor f, std::shared_ptr<io_driver> io)
-    : flavor_(f), io_(std::move(io)) {}
+worker_group::worker_group(flavor f, std::shared_ptr<io_driver> io, bool huge_pages)
+    : flavor_(f), io_(std::move(io)), huge_pages_(huge_pages) {}
 
 worker_group::~worker_group() {
     retire();

@@ -25,7 +25,9 @@ class worker_group {
   public:
     enum class flavor { current_thread, multi_thread };
 
-    worker_group(flavor f, std::shared_ptr<io_driver> io);
+    /// `huge_pages`: the workers' task memory asks for transparent huge pages
+    /// (runtime_config::huge_pages).
+    worker_group(flavor f, std::shared_ptr<io_driver> io, bool huge_pages = false);
     /// Retires every worker (see retire()) before the reactor goes.
     ~worker_group();
     worker_group(const worker_group&) = delete;
@@ -35,6 +37,7 @@ class worker_group {
     worker& add_worker(std::shared_ptr<timer_driver> timers, std::shared_ptr<lane_policy> lanes);
 
     flavor kind() const noexcept { return flavor_; }
+    bool huge_pages() const noexcept { return huge_pages_; }
     std::size_t size() const noexcept { return workers_.size(); }
     worker& worker_at(std::size_t i) const noexcept { return *workers_[i]; }
     /// Whether workers steal from each other (more than one worker), so each
@@ -140,6 +143,7 @@ class worker_group {
   private:
     flavor flavor_;
     std::shared_ptr<io_driver> io_;
+    bool huge_pages_;
     std::vector<std::unique_ptr<worker>> workers_;
     mpsc_queue<schedulable, task_link> injector_;
     sync::detail::spin_lock injector_consumer_;  ///< one worker takes from it at a time

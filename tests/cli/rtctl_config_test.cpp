@@ -96,6 +96,7 @@ TEST_CASE("config show - defaults filled in and each value's origin") {
                        "name = \"shown\"             # " +
                        configs +
                        "show.toml:2:8\n"
+                       "huge_pages = false         # default\n"
                        "\n"
                        "[plugins]\n"
                        "search_path = []        # default\n"

@@ -22,6 +22,7 @@ TEST_CASE("every key is read") {
 flavor = "multi_thread"   # accepted by the schema; the kernel decides if it can run it
 workers = 4
 name = "bench"
+huge_pages = true
 [plugins]
 allow_insecure = true
 [reactor]
@@ -36,6 +37,7 @@ plugin = "three_lane"
     CHECK(config.flavor == "multi_thread");
     CHECK(config.workers == 4);
     CHECK(config.name == "bench");
+    CHECK(config.huge_pages);
     CHECK(config.allow_insecure_plugins);
     CHECK(config.reactor.preference == std::vector<std::string>{"epoll"});
     CHECK(config.reactor.strict);

@@ -1,7 +1,12 @@
 #include <doctest/doctest.h>
 
+#include <array>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -97,4 +102,68 @@ TEST_CASE(
     for (int i = 0; i < 30; ++i)
         round();
     CHECK(detail::frame_memory_mapped() <= warm + (std::size_t{2} << 20));
+}
+
+// runtime_config::huge_pages: the frame chunks a thread maps while it drives
+// such a runtime ask the kernel for transparent huge pages (madvise), which
+// /proc/self/smaps shows as the mapping's "hg" flag; otherwise they do not.
+namespace {
+
+/// Whether the mapping that holds `address` asked for huge pages.
+bool on_huge_page_mapping(std::uintptr_t address) {
+    std::ifstream smaps("/proc/self/smaps");
+    std::string line;
+    bool holds = false;
+    while (std::getline(smaps, line)) {
+        unsigned long low = 0, high = 0;
+        if (std::sscanf(line.c_str(), "%lx-%lx ", &low, &high) == 2) {
+            holds = low <= address && address < high;
+        } else if (holds && line.rfind("VmFlags:", 0) == 0) {
+            std::istringstream flags(line.substr(8));
+            std::string flag;
+            while (flags >> flag)
+                if (flag == "hg") return true;
+            return false;
+        }
+    }
+    FAIL("no mapping holds the frame");
+    return false;
+}
+
+/// Where its own frame is. `Pad` gives each caller its own frame size, so no
+/// frame one case freed is reused by the other.
+template <std::size_t Pad>
+task<std::uintptr_t> frame_address(std::array<char, Pad> pad) {
+    co_return reinterpret_cast<std::uintptr_t>(detail::current_task()) + pad[0];
+}
+
+/// Spawns more than a chunk's worth of tasks from the root, which drives the
+/// worker, and returns the last one's frame address: a chunk mapped meanwhile.
+template <std::size_t Pad>
+task<std::uintptr_t> last_frame_of_many() {
+    std::vector<join_handle<std::uintptr_t>> handles;
+    for (int i = 0; i < 30'000; ++i)
+        handles.push_back(spawn(frame_address<Pad>({})));
+    std::uintptr_t last = 0;
+    for (auto& h : handles) {
+        outcome<std::uintptr_t> where = co_await std::move(h);
+        last = where.value();
+    }
+    co_return last;
+}
+
+}  // namespace
+
+TEST_CASE("frame allocator: huge_pages decides whether the frame chunks ask for huge pages") {
+    const std::uintptr_t plain = runtime().block_on(last_frame_of_many<8>());
+    if (detail::frame_memory_mapped() == 0) {
+        MESSAGE("frames come from the global allocator in this build");
+        return;
+    }
+    CHECK_FALSE(on_huge_page_mapping(plain));
+
+    runtime_config config;
+    config.huge_pages = true;
+    const std::uintptr_t huge = runtime(config).block_on(last_frame_of_many<40>());
+    CHECK(on_huge_page_mapping(huge));
 }
