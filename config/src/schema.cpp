@@ -50,8 +50,9 @@ const std::array key_specs{
              [](runtime_config& c, const config_value& v) { c.name = as_string(v); },
              [](const runtime_config& c) { return config_value(c.name); }},
     key_spec{"runtime", "huge_pages", value_type::boolean, "false", "",
-             "ask for transparent huge pages for task memory: faster mass spawning when the "
-             "system has them at hand, but each new 2 MiB is one fault of that size on a worker",
+             "ask for transparent huge pages for the task stores and the frames of new tasks: "
+             "faster mass spawning when the system has them at hand, but each new 2 MiB is one "
+             "fault of that size on a worker",
              [](runtime_config& c, const config_value& v) { c.huge_pages = std::get<bool>(v); },
              [](const runtime_config& c) { return config_value(c.huge_pages); }},
     key_spec{

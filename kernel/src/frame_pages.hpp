@@ -1,7 +1,8 @@
 #pragma once
 // Which pages the frame chunks a thread maps ask for. Set while the thread
-// drives a runtime (scoped_driving): the chunks it maps then follow that
-// runtime's runtime_config::huge_pages.
+// runs a runtime's tasks or block_on roots (scoped_driving, and the runtime's
+// block_on): the chunks it maps then follow that runtime's
+// runtime_config::huge_pages.
 #include <utility>
 
 namespace rtkit::detail {
@@ -12,9 +13,17 @@ namespace rtkit::detail {
 /// block, since every block_on sets it.
 extern __thread bool frame_chunks_on_huge_pages __attribute__((tls_model("initial-exec")));
 
-/// Sets frame_chunks_on_huge_pages; returns the previous setting.
-inline bool map_frames_on_huge_pages(bool huge) noexcept {
-    return std::exchange(frame_chunks_on_huge_pages, huge);
-}
+/// Sets frame_chunks_on_huge_pages for one scope.
+class scoped_frame_pages {
+  public:
+    explicit scoped_frame_pages(bool huge) noexcept
+        : saved_(std::exchange(frame_chunks_on_huge_pages, huge)) {}
+    ~scoped_frame_pages() { frame_chunks_on_huge_pages = saved_; }
+    scoped_frame_pages(const scoped_frame_pages&) = delete;
+    scoped_frame_pages& operator=(const scoped_frame_pages&) = delete;
+
+  private:
+    bool saved_;
+};
 
 }  // namespace rtkit::detail

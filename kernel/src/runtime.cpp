@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "current_thread_driver.hpp"
+#include "frame_pages.hpp"
 #include "multi_thread_driver.hpp"
 #include "rtkit/detail/region_node.hpp"
 #include "rtkit/diagnostics.hpp"
@@ -170,6 +171,9 @@ class runtime_core {
     }
 
     std::exception_ptr drive(root_reference& root) {
+        // A root may run off the workers (a multi_thread root always does):
+        // what it spawns gets frames on this runtime's pages all the same.
+        scoped_frame_pages pages(group->huge_pages());
         return single_driver ? single_driver->drive(root) : multi_driver->drive(root);
     }
 

@@ -39,20 +39,16 @@ class scoped_task {
 class scoped_driving {
   public:
     explicit scoped_driving(handle* h) noexcept
-        : saved_(driving_slot),
-          saved_huge_pages_(map_frames_on_huge_pages(h && h->group().huge_pages())) {
+        : saved_(driving_slot), pages_(h && h->group().huge_pages()) {
         driving_slot = h;
     }
-    ~scoped_driving() {
-        driving_slot = saved_;
-        map_frames_on_huge_pages(saved_huge_pages_);
-    }
+    ~scoped_driving() { driving_slot = saved_; }
     scoped_driving(const scoped_driving&) = delete;
     scoped_driving& operator=(const scoped_driving&) = delete;
 
   private:
     handle* saved_;
-    bool saved_huge_pages_;
+    scoped_frame_pages pages_;
 };
 
 }  // namespace rtkit::detail

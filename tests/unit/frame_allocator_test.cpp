@@ -130,20 +130,27 @@ bool on_huge_page_mapping(std::uintptr_t address) {
     return false;
 }
 
-/// Where its own frame is. `Pad` gives each caller its own frame size, so no
-/// frame one case freed is reused by the other.
+/// Where its own frame is. `Pad` gives each case its own frame size, so no
+/// frame one case freed is reused by another.
 template <std::size_t Pad>
 task<std::uintptr_t> frame_address(std::array<char, Pad> pad) {
     co_return reinterpret_cast<std::uintptr_t>(detail::current_task()) + pad[0];
 }
 
-/// Spawns more than a chunk's worth of tasks from the root, which drives the
-/// worker, and returns the last one's frame address: a chunk mapped meanwhile.
+constexpr std::size_t chunk_bytes = std::size_t{2} << 20;
+
+/// Spawns from the root until this process has mapped a new frame chunk and
+/// more, and returns the last task's frame address: one in a chunk mapped
+/// meanwhile (once free frames of its size ran out, new ones come from the
+/// newest chunk). 0 when frames come from the global allocator.
 template <std::size_t Pad>
-task<std::uintptr_t> last_frame_of_many() {
+task<std::uintptr_t> frame_in_a_new_chunk() {
+    const std::size_t mapped_before = detail::frame_memory_mapped();
     std::vector<join_handle<std::uintptr_t>> handles;
-    for (int i = 0; i < 30'000; ++i)
+    while (detail::frame_memory_mapped() < mapped_before + 2 * chunk_bytes &&
+           handles.size() < 200'000)
         handles.push_back(spawn(frame_address<Pad>({})));
+    if (detail::frame_memory_mapped() == 0) co_return 0;
     std::uintptr_t last = 0;
     for (auto& h : handles) {
         outcome<std::uintptr_t> where = co_await std::move(h);
@@ -152,18 +159,44 @@ task<std::uintptr_t> last_frame_of_many() {
     co_return last;
 }
 
+/// The same from this thread outside any runtime.
+bool frames_outside_runtimes_on_huge_pages() {
+    constexpr std::size_t size = 520;  // a size class no task here uses
+    const std::size_t mapped_before = detail::frame_memory_mapped();
+    std::vector<void*> frames;
+    while (detail::frame_memory_mapped() < mapped_before + 2 * chunk_bytes)
+        frames.push_back(detail::allocate_frame(size));
+    const bool huge = on_huge_page_mapping(reinterpret_cast<std::uintptr_t>(frames.back()));
+    for (void* f : frames)
+        detail::free_frame(f, size);
+    return huge;
+}
+
+runtime_config with_huge_pages(const char* flavor) {
+    runtime_config config;
+    config.flavor = flavor;
+    config.huge_pages = true;
+    return config;
+}
+
 }  // namespace
 
-TEST_CASE("frame allocator: huge_pages decides whether the frame chunks ask for huge pages") {
-    const std::uintptr_t plain = runtime().block_on(last_frame_of_many<8>());
-    if (detail::frame_memory_mapped() == 0) {
+TEST_CASE("frame allocator: huge_pages decides whether new frame chunks ask for huge pages") {
+    const std::uintptr_t plain = runtime().block_on(frame_in_a_new_chunk<8>());
+    if (plain == 0) {
         MESSAGE("frames come from the global allocator in this build");
         return;
     }
     CHECK_FALSE(on_huge_page_mapping(plain));
 
-    runtime_config config;
-    config.huge_pages = true;
-    const std::uintptr_t huge = runtime(config).block_on(last_frame_of_many<40>());
-    CHECK(on_huge_page_mapping(huge));
+    // current_thread: the root's thread drives the worker.
+    const std::uintptr_t current =
+        runtime(with_huge_pages("current_thread")).block_on(frame_in_a_new_chunk<40>());
+    CHECK(on_huge_page_mapping(current));
+    // multi_thread: the root runs on this thread, off the workers.
+    const std::uintptr_t multi =
+        runtime(with_huge_pages("multi_thread")).block_on(frame_in_a_new_chunk<72>());
+    CHECK(on_huge_page_mapping(multi));
+    // Once block_on returned, this thread maps chunks as the system says.
+    CHECK_FALSE(frames_outside_runtimes_on_huge_pages());
 }

@@ -37,12 +37,14 @@ struct runtime_config {
     int workers = 1;
     /// The runtime's label (the configuration's, shown by rtctl config show).
     std::string name = "rtkit";
-    /// Ask for transparent huge pages for task memory: the task stores, and
-    /// the frame chunks a thread maps while it drives this runtime. Spawning
-    /// very many tasks is faster when the system has huge pages free and
-    /// backed; each new 2 MiB then costs one fault of that size on the worker
-    /// (milliseconds on a VM whose host must back it again), and a small
-    /// runtime holds 2 MiB per thread. Off: the system's policy applies.
+    /// Ask for transparent huge pages (madvise) for the task stores, and for
+    /// the frame chunks mapped while a thread runs this runtime's tasks or
+    /// block_on roots. Spawning very many tasks is faster when the system has
+    /// huge pages free and backed; each new 2 MiB then costs one fault of that
+    /// size on the worker (milliseconds on a VM whose host must back it
+    /// again), and a small runtime holds 2 MiB per thread. Frame chunks serve
+    /// every runtime of the process and keep the advice they were mapped with.
+    /// Off, memory follows the system's huge page policy.
     bool huge_pages = false;
     /// Extra directories searched for plugin files, after the built-in directory.
     std::vector<std::filesystem::path> plugin_search_path;
