@@ -104,8 +104,7 @@ struct promise_with_outcome : promise_base {
 
   private:
     struct no_slot {};
-    [[no_unique_address]] std::conditional_t<outcome_in_header, no_slot, outcome_slot<V>>
-        own_slot_;
+    [[no_unique_address]] std::conditional_t<outcome_in_header, no_slot, outcome_slot<V>> own_slot_;
 };
 
 template <class T>
