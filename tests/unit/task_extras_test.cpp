@@ -13,18 +13,10 @@ using namespace rtkit;
 // that need them at once (the task's worker arming a timeout, another thread
 // cancelling it) must end with one set of extras that still knows the region.
 
-namespace {
-
-task<int> idle() {
-    co_return 0;
-}
-
-}  // namespace
-
 TEST_CASE("task extras: two threads making them at once share one - and the region stays") {
     detail::region_node region;
     for (int round = 0; round < 2000; ++round) {
-        auto frame = idle().release();
+        auto frame = test::value_of(0).release();
         detail::task_header& task = frame.promise();
         task.set_region(&region);
 
