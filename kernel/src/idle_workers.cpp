@@ -17,9 +17,21 @@ std::optional<std::uint16_t> idle_workers::worker_to_notify() noexcept {
     // read-modify-write here (a full barrier, which ThreadSanitizer also
     // understands, unlike a fence) keeps that store from passing this read,
     // so either this sees a worker parking, or the parking worker (an RMW,
-    // then a look at the lanes) sees the work. Fast path, taken by nearly
-    // every spawn and wake: someone is already looking, or nobody is parked.
-    const std::uint32_t s = state_.fetch_add(0, std::memory_order_seq_cst);
+    // then a look at the lanes) sees the work.
+    return worker_to_notify(state_.fetch_add(0, std::memory_order_seq_cst));
+}
+
+std::optional<std::uint16_t> idle_workers::worker_to_notify_after_rmw() noexcept {
+    // The publishing RMW and this load are both seq_cst: if this load misses
+    // a worker's parking RMW, that RMW comes later in the single order of
+    // seq_cst operations, and so does the parked worker's look, which then
+    // sees the work.
+    return worker_to_notify(state_.load(std::memory_order_seq_cst));
+}
+
+std::optional<std::uint16_t> idle_workers::worker_to_notify(std::uint32_t s) noexcept {
+    // Fast path, taken by nearly every spawn and wake: someone is already
+    // looking, or nobody is parked.
     if ((s & searching_mask) != 0 || (s >> 16) >= workers_) return std::nullopt;
     std::lock_guard lock(parked_mutex_);
     const std::uint32_t again = state_.load(std::memory_order_seq_cst);

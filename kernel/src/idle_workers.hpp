@@ -28,8 +28,12 @@ class idle_workers {
     explicit idle_workers(std::size_t workers = 0) noexcept { reset(workers); }
     void reset(std::size_t workers) noexcept;
 
-    /// New work: the worker to unpark, if one must be.
+    /// New work, published by a plain store: the worker to unpark, if one must be.
     std::optional<std::uint16_t> worker_to_notify() noexcept;
+    /// The same for work published by a seq_cst read-modify-write (the
+    /// injector's exchange), which orders it already: one locked instruction
+    /// fewer.
+    std::optional<std::uint16_t> worker_to_notify_after_rmw() noexcept;
     /// A worker that ran dry: may it search? (Then it counts as searching.)
     bool try_start_searching() noexcept;
     /// A searching worker found work. True when it was the last searcher.
@@ -50,10 +54,14 @@ class idle_workers {
     }
 
   private:
+    /// Decides from `s`, the state read after the work was published.
+    std::optional<std::uint16_t> worker_to_notify(std::uint32_t s) noexcept;
+
     static constexpr std::uint32_t searching_mask = 0xFFFF;
     static constexpr std::uint32_t unparked_one = 1u << 16;
 
-    std::atomic<std::uint32_t> state_{0};  ///< unparked << 16 | searching
+    /// Its own cache line: every spawn reads it with a locked instruction.
+    alignas(64) std::atomic<std::uint32_t> state_{0};  ///< unparked << 16 | searching
     std::size_t workers_ = 0;
     std::mutex parked_mutex_;
     std::vector<std::uint16_t> parked_;

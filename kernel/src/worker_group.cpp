@@ -59,7 +59,8 @@ void worker_group::inject(task_header* task) noexcept {
         return;
     }
     injector_.push(task);
-    notify_work_available();
+    if (const auto index = idle_.worker_to_notify_after_rmw())
+        workers_[*index]->park_state().unpark();
 }
 
 std::size_t worker_group::take_injected(schedulable** out, std::size_t max) noexcept {
