@@ -1,6 +1,7 @@
 #include "worker_group.hpp"
 
 #include <string>
+#include <thread>
 
 #include "rtkit/detail/task_extras.hpp"
 #include "rtkit/diagnostics.hpp"
@@ -133,9 +134,14 @@ bool worker_group::spawns_in_flight() const noexcept {
     if (!injector_.looks_empty()) return true;
     for (const auto& w : workers_)
         if (w->inbox_may_have_items()) return true;
-    // Last: a task found in no queue above was taken out inside an admission
-    // that began before; it shows here until the task is in a store.
-    return admitting_.load(std::memory_order_seq_cst) != 0;
+    // Last: a task found in no queue above may have been taken out inside an
+    // admission that began before. An admission is short and never waits, so
+    // wait it out: the task is then in a store, where the caller looks next.
+    // (Answering "in flight" instead would call a runtime busy whose idle
+    // worker was only looking at the injector when it lost its CPU.)
+    while (admitting_.load(std::memory_order_seq_cst) != 0)
+        std::this_thread::yield();
+    return false;
 }
 
 std::uint64_t worker_group::finished_tasks() const noexcept {
