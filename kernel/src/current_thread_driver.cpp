@@ -400,7 +400,8 @@ std::exception_ptr current_thread_driver::drive_root_on(worker& w, root_referenc
                                                         bool nested) {
     task_header* const root = reference.get();
     // The root is a registered task for the life of the call.
-    const task_id id = w.store().insert(root);
+    w.store().insert(root);
+    const std::uint32_t store_index = root->store_index;  // the frame goes before the slot
     root->admitted_by = w.index();
     std::exception_ptr plugin_error;
     try {
@@ -413,12 +414,9 @@ std::exception_ptr current_thread_driver::drive_root_on(worker& w, root_referenc
                 worker_.get_handle().request_cancel(root, cancel_reason{"runtime shut down"});
             }
             if (std::exchange(first_poll, false) || take_root_wake(root)) {
-                poll_root(root);
+                const bool yielded = poll_root(root);
                 if (root->finished()) break;
-                if (root->yielded) {
-                    root->yielded = false;
-                    set_root_wake(root);
-                }
+                if (yielded) set_root_wake(root);
                 // A batch of dispatch turns between root polls, as a busy
                 // worker maintains: a self-waking root does not starve spawned
                 // work, and a root that joins many tasks finds them done.
@@ -445,7 +443,7 @@ std::exception_ptr current_thread_driver::drive_root_on(worker& w, root_referenc
         scoped_task retiring(root);
         destructor_error = reference.retire();
     }
-    w.store().remove(id);
+    w.store().remove(store_index);
     if (plugin_error) std::rethrow_exception(plugin_error);
 
     // Bounded drain: run what is runnable now, never wait on timers or I/O.
@@ -457,22 +455,20 @@ std::exception_ptr current_thread_driver::drive_root_on(worker& w, root_referenc
     return destructor_error;
 }
 
-void current_thread_driver::poll_root(task_header* root) {
+bool current_thread_driver::poll_root(task_header* root) {
     scoped_task polling(root);
-    root->resume_if_ready();
+    const bool yielded = root->resume_if_ready();
     if (!root->finished()) after_suspending_poll(*root);
+    return yielded;
 }
 
 void current_thread_driver::poll_directly(task_header* root) {
     bool first_poll = true;
     while (true) {
         if (std::exchange(first_poll, false) || take_root_wake(root)) {
-            poll_root(root);
+            const bool yielded = poll_root(root);
             if (root->finished()) break;
-            if (root->yielded) {
-                root->yielded = false;
-                set_root_wake(root);
-            }
+            if (yielded) set_root_wake(root);
             continue;
         }
         wait_root_wake(root);

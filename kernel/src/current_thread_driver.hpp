@@ -145,8 +145,8 @@ class current_thread_driver {
     /// True when a worker resting in the slot must be driven again now.
     bool resting_worker_needs_driving() const;
 
-    /// Polls the root once, with its context installed.
-    void poll_root(task_header* root);
+    /// Polls the root once, with its context installed. True when it yielded.
+    bool poll_root(task_header* root);
 
     worker_group& group_;
     worker& worker_;  ///< the group's one worker (whoever holds it drives it)

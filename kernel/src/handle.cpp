@@ -48,7 +48,6 @@ bool claim_queue(task_header* task, std::uint64_t queued_as) noexcept {
         bits |= task_state::cancel_requested;
     }
     task->start_with_state(task_state::running | bits);
-    task->requeued_running = true;
 }
 
 /// Where the lanes say `task` waits: a worker index, with this bit in the cancel lane.
@@ -109,10 +108,7 @@ bool wake_if_polled_here(task_header* task) noexcept {
     // Queue it already marked running, as a yield requeues: the worker then
     // skips the scheduled -> running transition, one locked instruction less
     // per wake. Wakes while it waits in the queue only mark it notified.
-    if (claim_queue(task, task_state::running)) {
-        task->requeued_running = true;
-        here->owner().push(task);
-    }
+    if (claim_queue(task, task_state::running)) here->owner().push(task);
     return true;
 }
 

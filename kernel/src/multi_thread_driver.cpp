@@ -217,13 +217,10 @@ std::exception_ptr multi_thread_driver::drive(root_reference& reference) {
         }
         if (first_poll || take_root_wake(root)) {
             scoped_task polling(root);
-            root->resume_if_ready();
+            const bool yielded = root->resume_if_ready();
             if (root->finished()) break;
             after_suspending_poll(*root);
-            if (root->yielded) {
-                root->yielded = false;
-                set_root_wake(root);
-            }
+            if (yielded) set_root_wake(root);
             continue;
         }
         if (!root_wake_pending(root)) wait_root_wake(root);

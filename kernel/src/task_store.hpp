@@ -1,5 +1,5 @@
 #pragma once
-// The slab of live tasks of one worker, with generational ids.
+// The live tasks of one worker, in a slab.
 #include <atomic>
 #include <cassert>
 #include <cstddef>
@@ -9,13 +9,13 @@
 
 namespace rtkit::detail {
 
-/// Maps task ids to live tasks. An id is (generation << 32 | index + 1): when a
-/// task leaves, its slot's generation moves on, so a stale id finds nothing
-/// instead of a later task. Owner thread only (the worker's holder), except size().
+/// The live tasks of one worker, each in a slot of its own: what shutdown
+/// cancels and what a quiescence check counts. Owner thread only (the worker's
+/// holder), except size() and removed_total().
 ///
 /// A slot is one word, since a million live tasks cost a million slots: a live
-/// slot holds the task (whose header holds its id, generation included); a
-/// free slot holds the generation its next task gets and the next free slot.
+/// slot holds the task, which holds its slot's index (task_header::store_index);
+/// a free slot holds the next free slot.
 ///
 /// The slots are one array in a range of address space reserved up front and
 /// touched only as it fills, so growing never copies and an index is one add.
@@ -28,14 +28,12 @@ class task_store {
     task_store(const task_store&) = delete;
     task_store& operator=(const task_store&) = delete;
 
-    /// Registers `task`, sets its id and returns it. Throws std::length_error
+    /// Registers `task` and sets its store_index. Throws std::length_error
     /// when the reserved range is full (max_size() live tasks on one worker).
-    task_id insert(task_header* task);
-    /// Forgets the task with `id`, which insert returned and nothing removed
-    /// since. Reads only the slot: the task's frame may be gone already.
-    void remove(task_id id) noexcept;
-    /// The live task with `id`, or nullptr for a stale or unknown id.
-    task_header* find(task_id id) const noexcept;
+    void insert(task_header* task);
+    /// Forgets the task in slot `index`, which insert gave it and nothing
+    /// removed since. Reads only the slot: the task's frame may be gone already.
+    void remove(std::uint32_t index) noexcept;
     /// How many tasks are registered. Any thread may read it (a snapshot).
     std::size_t size() const noexcept { return live_.load(std::memory_order_relaxed); }
     /// How many tasks have left the store since it was made (they finished).
@@ -55,19 +53,10 @@ class task_store {
 
   private:
     /// A live task's address (8-aligned, so bit 0 is clear), or a free slot:
-    /// generation << 32 | (index + 1 of the next free slot, 0 = none) << 1 | 1.
+    /// (index + 1 of the next free slot, 0 = none) << 1 | 1.
     using slot = std::uintptr_t;
     static_assert(sizeof(slot) == 8 && alignof(task_header) >= 2);
     static bool is_free(slot s) noexcept { return s & 1; }
-    static slot free_slot(std::uint32_t generation, std::uint32_t next_free) noexcept {
-        return (slot{generation} << 32) | (slot{next_free} << 1) | 1;
-    }
-    static std::uint32_t generation_of(slot free) noexcept {
-        return static_cast<std::uint32_t>(free >> 32);
-    }
-    static std::uint32_t next_free_of(slot free) noexcept {
-        return static_cast<std::uint32_t>(free) >> 1;
-    }
 
     [[noreturn]] void throw_full() const;
 
@@ -82,35 +71,24 @@ class task_store {
 
 // Inline: every spawn inserts and every task's end removes, and the calls
 // cost more than the work.
-inline task_id task_store::insert(task_header* task) {
+inline void task_store::insert(task_header* task) {
     std::uint32_t index;
-    std::uint32_t generation = 1;
     if (free_head_ != 0) {
         index = free_head_ - 1;
-        generation = generation_of(slots_[index]);
-        free_head_ = next_free_of(slots_[index]);
+        free_head_ = static_cast<std::uint32_t>(slots_[index] >> 1);
     } else {
         if (used_ == capacity_) throw_full();
         index = used_++;
     }
     slots_[index] = reinterpret_cast<slot>(task);
-    task->id = task_id{(std::uint64_t{generation} << 32) | (index + 1)};
+    task->store_index = index;
     live_.store(live_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    return task->id;
 }
 
-inline task_header* task_store::find(task_id id) const noexcept {
-    const std::uint32_t low = id.index();
-    if (low == 0 || low > used_ || is_free(slots_[low - 1])) return nullptr;
-    auto* task = reinterpret_cast<task_header*>(slots_[low - 1]);
-    return task->id == id ? task : nullptr;
-}
-
-inline void task_store::remove(task_id id) noexcept {
-    assert(id.index() != 0 && id.index() <= used_ && !is_free(slots_[id.index() - 1]));
-    const std::uint32_t next = id.generation() + 1;
-    slots_[id.index() - 1] = free_slot(next == 0 ? 1 : next, free_head_);  // 0 is in no id
-    free_head_ = id.index();
+inline void task_store::remove(std::uint32_t index) noexcept {
+    assert(index < used_ && !is_free(slots_[index]));
+    slots_[index] = (slot{free_head_} << 1) | 1;
+    free_head_ = index + 1;
     live_.store(live_.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
     removed_.store(removed_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
 }

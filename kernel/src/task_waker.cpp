@@ -14,6 +14,7 @@
 namespace rtkit::detail {
 
 __thread task_header* current_task_slot __attribute__((tls_model("initial-exec"))) = nullptr;
+__thread bool yield_requested_slot __attribute__((tls_model("initial-exec"))) = false;
 __thread handle* driving_slot __attribute__((tls_model("initial-exec"))) = nullptr;
 
 void throw_cancelled() {
@@ -39,8 +40,7 @@ void report_unobserved_failure(task_id id, const std::exception_ptr& failure) no
     }
     report_diagnostic(
         {diagnostic_kind::unobserved_task_failure,
-         "task " + std::to_string(id.index()) + " failed and nobody took its outcome: " + what,
-         id});
+         "task " + std::to_string(id.raw) + " failed and nobody took its outcome: " + what, id});
 } catch (...) {
     // Out of memory for the message: the failure goes unreported.
 }
@@ -87,19 +87,34 @@ void task_header::release() noexcept {
 
 void task_header::destroy_frame() {
     // A joiner left behind by a join that saw the task complete mid-install.
-    if (spawned && joiner) joiner->release();
+    if (is_spawned() && joiner) joiner->release();
     // The header lives in the frame; a suspended frame's destructors (a
     // timeout scope) still use the extras, so they go last.
     task_extras* const owned_extras = extras();
     if (owned_extras && owned_extras->unobserved_failure &&
         !(state.load(std::memory_order_relaxed) & task_state::outcome_owned))
-        report_unobserved_failure(id, owned_extras->unobserved_failure);
+        report_unobserved_failure(id(), owned_extras->unobserved_failure);
     frame().destroy();
     delete owned_extras;
 }
 
+task_id task_header::id() {
+    // Given out from one counter for the process, on first use: a task nobody
+    // asks about costs no word for it.
+    static std::atomic<std::uint64_t> last_given{0};
+    task_extras& owned_extras = get_extras();
+    std::uint64_t id = owned_extras.id.load(std::memory_order_acquire);
+    if (id == 0) {
+        const std::uint64_t fresh = last_given.fetch_add(1, std::memory_order_relaxed) + 1;
+        // Two threads may ask at once: the first to store its number wins.
+        if (owned_extras.id.compare_exchange_strong(id, fresh, std::memory_order_acq_rel))
+            id = fresh;
+    }
+    return task_id{id};
+}
+
 void note_failure(task_header& task) noexcept {
-    if (!task.spawned) return;  // awaited inline: the awaiting task gets the exception
+    if (!task.is_spawned()) return;  // awaited inline: the awaiting task gets the exception
     try {
         task.get_extras().unobserved_failure = std::current_exception();
     } catch (...) {

@@ -100,7 +100,7 @@ void worker::admit(task_header* task) {
 
 [[gnu::always_inline]] inline void worker::forget(task_header* task) noexcept {
     if (shared_) store_lock_.lock();
-    store_.remove(task->id);
+    store_.remove(task->store_index);
     if (task->state.load(std::memory_order_relaxed) & task_state::local) {
         auto found = local_counts_.find(task->extras()->local_owner);
         if (--found->second == 0) local_counts_.erase(found);
@@ -329,23 +329,23 @@ void worker::run_until_drained(instant deadline) {
             return;
         }
     }
-    if (task->requeued_running)
-        task->requeued_running = false;  // still `running` since it yielded
-    else  // scheduled -> running (only the winner of the scheduled bit queues a task)
+    // scheduled -> running (only the winner of the scheduled bit queues a
+    // task), unless it was queued still `running`: new, yielded, or woken by
+    // its own worker's thread. Only its poller changes that bit.
+    if (!(task->state.load(std::memory_order_relaxed) & running))
         task->state.fetch_xor(scheduled | running, std::memory_order_acq_rel);
+    bool yielded;
     {
         scoped_task polling(task);
-        task->resume_if_ready();
+        yielded = task->resume_if_ready();
     }
     if (task->finished()) {
         complete(task);
         return;
     }
     after_suspending_poll(*task);
-    if (task->yielded) {
-        task->yielded = false;
-        task->requeued_running = true;
-        push(task);
+    if (yielded) {
+        push(task);  // still `running`
         return;
     }
     std::uint64_t s = task->state.load(std::memory_order_relaxed);

@@ -49,7 +49,7 @@ TEST_CASE("diagnostics: a failed task whose handle was dropped is reported with 
     CHECK(seen[0].kind == diagnostic_kind::unobserved_task_failure);
     CHECK(seen[0].task == failed_id);
     CHECK(seen[0].message.find("disk on fire") != std::string::npos);
-    CHECK(seen[0].message.find("task " + std::to_string(failed_id.index())) != std::string::npos);
+    CHECK(seen[0].message.find("task " + std::to_string(failed_id.raw)) != std::string::npos);
 }
 
 TEST_CASE("diagnostics: a handle kept past the failure reports it when dropped unawaited") {

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <stdexcept>
+#include <string>
 #include <thread>
 
 #include "../support/deadlock_watchdog.hpp"
@@ -46,6 +47,24 @@ TEST_CASE("driver failure: a reactor poll that throws under block_on leaves no r
                           doctest::Contains("injected poll failure"));
         CHECK(fault.failures() == 1);
         CHECK(rt.is_quiescent());  // the root's frame is gone: so is its store entry
+        check_runtime_still_works(rt);
+        rt.shutdown();
+    });
+}
+
+TEST_CASE("driver failure: a root destroyed while it sleeps destroys no outcome it never made") {
+    // The root's frame goes while it is suspended: its word for the outcome's
+    // tag still names the sleep it awaits, and must read as "no outcome".
+    test::run_or_abort_on_deadlock("a root with a string outcome after a failed poll", [] {
+        runtime rt(test::config_with_faulty("reactor"));
+        test::plugin_control& fault = test::control_of("reactor");
+        fault.arm_fault(0);
+        CHECK_THROWS_WITH(rt.block_on([]() -> task<std::string> {
+            co_await sleep(5ms);
+            co_return std::string(100, 'x');
+        }()),
+                          doctest::Contains("injected poll failure"));
+        CHECK(rt.is_quiescent());
         check_runtime_still_works(rt);
         rt.shutdown();
     });

@@ -115,9 +115,8 @@ struct bare_runtime {
         detail::scoped_driving driving(&w.get_handle());
         auto frame = t.release();
         auto& p = frame.promise();
-        p.spawned = true;
         p.resume_point = frame;
-        p.state.store(detail::task_state::one_ref,
+        p.state.store(detail::task_state::one_ref | detail::task_state::spawned,
                       std::memory_order_relaxed);  // the store's; no handle
         w.get_handle().spawn(root_region, &p);
         while (w.run_once()) {

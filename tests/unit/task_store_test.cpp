@@ -7,58 +7,35 @@
 using rtkit::detail::task_header;
 using rtkit::detail::task_store;
 
-TEST_CASE("task store: ids find their task until it leaves") {
+TEST_CASE("task store: each live task gets a slot of its own - freed slots are reused") {
     task_store store;
-    task_header a, b;
-    auto ia = store.insert(&a);
-    auto ib = store.insert(&b);
-    CHECK(ia != ib);
-    CHECK(store.find(ia) == &a);
-    CHECK(store.find(ib) == &b);
+    task_header a, b, c;
+    store.insert(&a);
+    store.insert(&b);
+    CHECK(a.store_index != b.store_index);
     CHECK(store.size() == 2);
-    store.remove(ia);
-    CHECK(store.find(ia) == nullptr);
+    const std::uint32_t freed = a.store_index;
+    store.remove(a.store_index);
     CHECK(store.size() == 1);
+    store.insert(&c);
+    CHECK(c.store_index == freed);
+    CHECK(store.size() == 2);
+    CHECK(store.removed_total() == 1);
 }
 
-TEST_CASE("task store: a stale id never aliases the task that reuses its slot") {
-    task_store store;
-    task_header a, c;
-    auto ia = store.insert(&a);
-    store.remove(ia);
-    auto ic = store.insert(&c);
-    CHECK(ic.index() == ia.index());            // the slot was reused
-    CHECK(ic.generation() != ia.generation());  // under a new generation
-    CHECK(store.find(ia) == nullptr);
-    CHECK(store.find(ic) == &c);
-    CHECK(store.size() == 1);
-}
-
-TEST_CASE("task store: unknown and zero ids find nothing") {
-    task_store store;
-    CHECK(store.find(rtkit::task_id{}) == nullptr);
-    CHECK(store.find(rtkit::task_id{(std::uint64_t{1} << 32) | 99}) == nullptr);
-    CHECK(store.size() == 0);
-}
-
-TEST_CASE("task store: insert sets the task's id and for_each visits the live tasks only") {
+TEST_CASE("task store: for_each visits the live tasks only - slots freed last are reused first") {
     task_store store;
     task_header a, b, c, d, e;
-    const auto ia = store.insert(&a);
-    const auto ib = store.insert(&b);
-    const auto ic = store.insert(&c);
-    CHECK(a.id == ia);
-    CHECK(c.id == ic);
-    store.remove(ib);
-    store.remove(ia);
-    const auto id = store.insert(&d);  // reuses the slots freed last-first
-    const auto ie = store.insert(&e);
-    CHECK(id.index() == ia.index());
-    CHECK(ie.index() == ib.index());
-    CHECK(d.id == id);
-    CHECK(store.find(ia) == nullptr);
-    CHECK(store.find(ib) == nullptr);
-    CHECK(store.find(ie) == &e);
+    store.insert(&a);
+    store.insert(&b);
+    store.insert(&c);
+    const std::uint32_t slot_a = a.store_index, slot_b = b.store_index;
+    store.remove(slot_b);
+    store.remove(slot_a);
+    store.insert(&d);
+    store.insert(&e);
+    CHECK(d.store_index == slot_a);
+    CHECK(e.store_index == slot_b);
     std::vector<task_header*> seen;
     store.for_each([&](task_header* t) { seen.push_back(t); });
     CHECK(seen == std::vector<task_header*>{&d, &e, &c});
@@ -66,15 +43,18 @@ TEST_CASE("task store: insert sets the task's id and for_each visits the live ta
     CHECK(store.removed_total() == 2);
 }
 
-TEST_CASE("task store: a slot's generation moves on with every task it holds") {
+TEST_CASE("task store: a slot is reused however often its tasks come and go") {
     task_store store;
-    task_header t;
-    rtkit::task_id previous = store.insert(&t);
+    task_header t, other;
+    store.insert(&other);
+    store.insert(&t);
+    const std::uint32_t slot = t.store_index;
     for (int round = 0; round < 1000; ++round) {
-        store.remove(previous);
-        const rtkit::task_id next = store.insert(&t);
-        CHECK(next.index() == previous.index());
-        CHECK(next.generation() == previous.generation() + 1);
-        previous = next;
+        store.remove(t.store_index);
+        store.insert(&t);
+        CHECK(t.store_index == slot);
     }
+    std::vector<task_header*> seen;
+    store.for_each([&](task_header* task) { seen.push_back(task); });
+    CHECK(seen == std::vector<task_header*>{&other, &t});
 }

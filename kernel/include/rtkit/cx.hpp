@@ -53,8 +53,9 @@ class cx {
         return cx(t->home(), t, detail::spawn_region_of(*t));
     }
 
-    /// This task's id in its runtime.
-    task_id id() const noexcept { return task_->id; }
+    /// This task's id: unique in the process (see task_id). The first call
+    /// for a task allocates, so it may throw std::bad_alloc.
+    task_id id() const { return task_->id(); }
 
     /// The region this context spawns into: the task's own, or the region
     /// scope (cx::region) it runs in.
@@ -160,10 +161,10 @@ class cx {
     static detail::promise<T>& prepare(task<T>& t) noexcept {
         auto frame = t.release();
         detail::promise<T>& p = frame.promise();
-        p.spawned = true;
         p.resume_point = frame;
         // The store's reference and the join handle's.
-        p.state.store(2 * detail::task_state::one_ref, std::memory_order_relaxed);
+        p.state.store(2 * detail::task_state::one_ref | detail::task_state::spawned,
+                      std::memory_order_relaxed);
         return p;
     }
     cx(detail::handle& home, detail::task_header* task, detail::region_node& region) noexcept

@@ -61,8 +61,10 @@ class [[nodiscard]] join_handle {
     bool valid() const noexcept { return task_ != nullptr; }
     /// True once the task has finished (its outcome is ready).
     bool is_finished() const noexcept { return detail::join_finished(task_); }
-    /// The task's id in its runtime's store (stale once it finished).
-    task_id id() const noexcept { return task_->id; }
+    /// The task's id: the one it sees itself (cx::id), unique in the process
+    /// and kept after it finished. The first call for a task allocates, so it
+    /// may throw std::bad_alloc.
+    task_id id() const { return task_->id(); }
     /// Requests cancellation: the task sees task_cancelled at its next await
     /// point, unwinds, and its outcome becomes cancelled(reason). No effect on a
     /// finished task. Returns at once (await the handle to see it finish).

@@ -72,9 +72,9 @@ class runtime {
     T block_on(task<T> root) {
         auto frame = root.release();
         detail::promise<T>& p = frame.promise();
-        p.spawned = true;
         p.resume_point = frame;
-        p.state.store(detail::task_state::one_ref, std::memory_order_relaxed);
+        p.state.store(detail::task_state::one_ref | detail::task_state::spawned,
+                      std::memory_order_relaxed);
         std::optional<outcome<T>> result;
         const std::exception_ptr destructor_error = drive(
             &p,

@@ -52,7 +52,7 @@ struct promise_base : task_header {
         template <class Promise>
         std::coroutine_handle<> await_suspend(std::coroutine_handle<Promise> self) noexcept {
             promise_base& p = self.promise();
-            if (!p.spawned) {  // awaited inline: back to the awaiting coroutine
+            if (!p.is_spawned()) {  // awaited inline: back to the awaiting coroutine
                 auto parent = std::coroutine_handle<>::from_address(p.continuation_address);
                 current_task()->resume_point = parent;
                 return parent;

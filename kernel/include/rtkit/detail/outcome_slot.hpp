@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "rtkit/detail/task_header.hpp"
 #include "rtkit/outcome.hpp"
 
 namespace rtkit::detail {
@@ -92,6 +93,9 @@ class outcome_slot {
     static constexpr std::uint8_t tag_of(state s) noexcept {
         return static_cast<std::uint8_t>(static_cast<int>(s) + 1);
     }
+    // The tag shares a word with a suspended task's leaf pointer, whose lowest
+    // byte must never read as a tag (task_header::outcome_tag).
+    static_assert(tag_of(state::panicked) < alignof(leaf_check) && alignof(leaf_check) >= 8);
 
     union {
         T value_;

@@ -1,6 +1,7 @@
 #pragma once
 // Per-task state that most tasks never need, allocated on first use.
 #include <atomic>
+#include <cstdint>
 #include <exception>
 #include <thread>
 
@@ -27,6 +28,8 @@ struct task_extras : task_extras_region {
     handle* local_home = nullptr;
     /// What the task threw, until someone takes its outcome (note_failure).
     std::exception_ptr unobserved_failure;
+    /// The task's id once someone asked for it (task_header::id), else 0.
+    std::atomic<std::uint64_t> id{0};
     ~task_extras() { delete reason.load(std::memory_order_acquire); }
 };
 

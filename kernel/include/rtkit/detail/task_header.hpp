@@ -5,6 +5,7 @@
 #include <coroutine>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include "rtkit/detail/region_node.hpp"
 #include "rtkit/lane_policy.hpp"
@@ -12,12 +13,12 @@
 
 namespace rtkit {
 
-/// A task's identity within its runtime: slab index and generation. A stale id
-/// (the task finished and its slot was reused) is detected, never aliased.
+/// A task's identity: unique within the process, never reused, and the same
+/// from the task's spawn until its frame is gone, wherever it is read. Given
+/// out when first asked for (join_handle::id, cx::id, a diagnostic), so that
+/// tasks nobody asks about spend nothing on one. 0 is no task.
 struct task_id {
     std::uint64_t raw = 0;
-    std::uint32_t index() const noexcept { return static_cast<std::uint32_t>(raw); }
-    std::uint32_t generation() const noexcept { return static_cast<std::uint32_t>(raw >> 32); }
     explicit operator bool() const noexcept { return raw != 0; }
     friend bool operator==(task_id, task_id) = default;
 };
@@ -53,6 +54,10 @@ inline constexpr std::uint64_t local = 1ull << 9;
 /// the combinator did not take, because its caller cancelled it first, goes
 /// with the combinator's cancelled outcome instead of being reported.
 inline constexpr std::uint64_t outcome_owned = 1ull << 10;
+/// A task of its own (spawned, or a block_on root), whose frame goes when its
+/// references do; without it a task is only ever awaited inline. Set before
+/// any other thread sees the task.
+inline constexpr std::uint64_t spawned = 1ull << 11;
 /// The high half of the state word counts references: this is one.
 inline constexpr std::uint64_t one_ref = 1ull << 32;
 inline constexpr std::uint64_t refs_mask = ~0ull << 32;
@@ -76,6 +81,11 @@ struct leaf_check {
     /// answering false.
     bool (*ready)(leaf_check& self) noexcept;
 };
+
+/// Set by yield_now in the task polled on this thread: when the poll returns,
+/// its poller requeues it behind the other ready tasks and clears this. A
+/// flag of the poll, not of the task, since only the poll that yields needs it.
+extern __thread bool yield_requested_slot __attribute__((tls_model("initial-exec")));
 
 /// Scheduling record embedded in every task's coroutine promise, so a spawned
 /// task costs exactly one allocation: its coroutine frame.
@@ -106,23 +116,22 @@ struct task_header : schedulable {
         /// when this one ends. One field for both: a task is one or the other.
         void* continuation_address;
     };
-    task_id id;
-    /// The suspended awaiter's readiness check, or null. The worker calls it
-    /// before resuming: a wake that did not make the awaited thing ready (a
-    /// stale waker, say) then costs a check instead of a wrong resume.
-    leaf_check* leaf = nullptr;
-    /// Which alternative the promise's outcome holds (detail::outcome_slot):
-    /// a byte here rather than a tag beside the value in every frame.
-    std::uint8_t outcome_tag = 0;
-    /// Set by yield_now: requeue after this poll, behind the other ready tasks.
-    bool yielded = false;
-    /// Queued with its state still `running` (new, after a yield, or woken by
-    /// the worker's own thread), which saves state transitions (wakes
-    /// meanwhile just mark it notified).
-    bool requeued_running = false;
-    /// Spawned, or a block_on root: a task of its own, whose frame goes when
-    /// refs reach zero. Otherwise it is only ever awaited inline.
-    bool spawned = false;
+    union {
+        /// Until the task finishes: the suspended awaiter's readiness check, or
+        /// null. The worker calls it before resuming: a wake that did not make
+        /// the awaited thing ready (a stale waker, say) then costs a check
+        /// instead of a wrong resume. Null whenever the task runs.
+        leaf_check* leaf = nullptr;
+        /// Once it finished: which alternative its outcome holds
+        /// (detail::outcome_slot). It is written after the last resume, when
+        /// `leaf` is null, so it starts as 0 (nothing). A frame destroyed while
+        /// suspended reads its leaf's lowest byte here: a multiple of
+        /// alignof(leaf_check), which no outcome tag is (outcome_slot.hpp).
+        std::uint8_t outcome_tag;
+    };
+    /// Where the task's store keeps it: the slot index in the store of worker
+    /// `admitted_by` (kernel only).
+    std::uint32_t store_index = 0;
     /// The worker whose task store holds the task, or `not_admitted` while a
     /// spawned task waits to be registered (kernel only).
     std::uint16_t admitted_by = not_admitted;
@@ -165,12 +174,21 @@ struct task_header : schedulable {
     /// The extras, allocated if needed (any thread).
     task_extras& get_extras();
 
+    /// Spawned or a root (task_state::spawned): a task of its own.
+    bool is_spawned() const noexcept {
+        return state.load(std::memory_order_relaxed) & task_state::spawned;
+    }
+    /// The task's id, given out now if nobody asked before (any thread; it
+    /// allocates the extras, so it may throw std::bad_alloc).
+    task_id id();
+
     /// Takes one more reference.
     void add_ref() noexcept { state.fetch_add(task_state::one_ref, std::memory_order_relaxed); }
     /// Replaces the state bits of a task no other thread can see yet,
-    /// keeping its references.
+    /// keeping its references and whether it is spawned.
     void start_with_state(std::uint64_t bits) noexcept {
-        state.store((state.load(std::memory_order_relaxed) & task_state::refs_mask) | bits,
+        constexpr std::uint64_t kept = task_state::refs_mask | task_state::spawned;
+        state.store((state.load(std::memory_order_relaxed) & kept) | bits,
                     std::memory_order_relaxed);
     }
     /// A waker for this task (takes a reference).
@@ -192,13 +210,15 @@ struct task_header : schedulable {
     /// Whether the task's outermost frame reached its final suspend.
     bool finished() noexcept { return frame().done(); }
     /// Resumes the task where it is suspended, unless its leaf check says that
-    /// what it awaits is not ready yet. The caller has made it the current task.
-    void resume_if_ready() {
+    /// what it awaits is not ready yet. The caller has made it the current
+    /// task. True when the task yielded (yield_now): the caller requeues it.
+    bool resume_if_ready() {
         if (leaf) {
-            if (!leaf->ready(*leaf)) return;
+            if (!leaf->ready(*leaf)) return false;
             leaf = nullptr;
         }
         resume_point.resume();
+        return std::exchange(yield_requested_slot, false);
     }
     /// Drops one reference; destroys the frame at zero.
     void release() noexcept;

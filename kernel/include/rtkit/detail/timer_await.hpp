@@ -48,7 +48,7 @@ class sleep_awaiter : leaf_check {
 /// cancellation point.
 struct yield_awaiter {
     bool await_ready() const noexcept { return false; }
-    void await_suspend(std::coroutine_handle<>) const noexcept { current_task()->yielded = true; }
+    void await_suspend(std::coroutine_handle<>) const noexcept { yield_requested_slot = true; }
     void await_resume() const { check_cancel(); }
 };
 
