@@ -106,6 +106,35 @@ TEST_CASE("spawn/join: spawn outside a task is refused with a clear error") {
     CHECK_THROWS_AS((void)spawn(index_task(1)), no_runtime_error);
 }
 
+TEST_CASE("yield_now: outside a task it is refused - it would never be resumed") {
+    // A coroutine of the caller's own awaits it on a plain thread: nothing
+    // of a runtime polls it, so the error comes where it awaits.
+    struct detached {
+        struct promise_type {
+            std::exception_ptr failure;
+            detached get_return_object() noexcept { return {}; }
+            std::suspend_never initial_suspend() noexcept { return {}; }
+            std::suspend_never final_suspend() noexcept { return {}; }
+            void return_void() noexcept {}
+            void unhandled_exception() noexcept { failure = std::current_exception(); }
+        };
+    };
+    bool refused = false;
+    [](bool& refused) -> detached {
+        try {
+            co_await yield_now();
+        } catch (const no_runtime_error&) {
+            refused = true;
+        }
+    }(refused);
+    CHECK(refused);
+    // A task on this thread afterwards yields and finishes as usual.
+    CHECK(runtime().block_on([]() -> task<int> {
+        co_await yield_now();
+        co_return 7;
+    }()) == 7);
+}
+
 TEST_CASE("join: awaiting a handle consumes it and releases the finished task's frame") {
     runtime rt;
     struct counted {

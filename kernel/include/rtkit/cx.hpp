@@ -87,7 +87,8 @@ class cx {
         try {
             home_->spawn_local(*region_, &p);
         } catch (...) {
-            p.state.store(detail::task_state::one_ref, std::memory_order_relaxed);
+            p.state.store(detail::task_state::one_ref | detail::task_state::spawned,
+                          std::memory_order_relaxed);
             p.release();
             throw;
         }
@@ -200,8 +201,13 @@ auto spawn(F body) {
 inline detail::sleep_awaiter sleep(duration d) {
     return cx::current().sleep(d);
 }
-/// cx::current().yield_now()
-inline detail::yield_awaiter yield_now() noexcept {
+/// cx::current().yield_now(). Throws no_runtime_error outside a task of a
+/// runtime, where nothing would ever resume the caller.
+inline detail::yield_awaiter yield_now() {
+    if (!detail::current_task())
+        throw no_runtime_error(
+            "yield_now needs a task of a runtime: call it from a task or a "
+            "block_on root");
     return {};
 }
 /// cx::current().now()
