@@ -92,6 +92,7 @@ struct frame_pool {
     /// Per size class: how many more frames to carve before looking at the
     /// stash again, so that carving takes the stash's lock once per batch.
     std::array<std::uint8_t, class_count> carves_before_stash{};
+    static_assert(batch - 1 <= UINT8_MAX);
 };
 
 /// Moves up to `count` frames from the front of `from` to the front of `to`.

@@ -60,7 +60,10 @@ class idle_workers {
     static constexpr std::uint32_t searching_mask = 0xFFFF;
     static constexpr std::uint32_t unparked_one = 1u << 16;
 
-    /// Its own cache line: every spawn reads it with a locked instruction.
+    /// Starts a cache line, apart from what its owner keeps before it (the
+    /// injector's consumer lock, taken per batch): every spawn and wake reads
+    /// it. What follows is written only when a worker parks or is picked,
+    /// as this word is.
     alignas(64) std::atomic<std::uint32_t> state_{0};  ///< unparked << 16 | searching
     std::size_t workers_ = 0;
     std::mutex parked_mutex_;

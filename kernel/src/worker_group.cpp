@@ -131,17 +131,21 @@ std::size_t worker_group::live_tasks() const noexcept {
 }
 
 bool worker_group::spawns_in_flight() const noexcept {
-    if (!injector_.looks_empty()) return true;
-    for (const auto& w : workers_)
-        if (w->inbox_may_have_items()) return true;
-    // Last: a task found in no queue above may have been taken out inside an
-    // admission that began before. An admission is short and never waits, so
-    // wait it out: the task is then in a store, where the caller looks next.
-    // (Answering "in flight" instead would call a runtime busy whose idle
-    // worker was only looking at the injector when it lost its CPU.)
-    while (admitting_.load(std::memory_order_seq_cst) != 0)
+    // Last in each round: a task found in no queue may have been taken out
+    // inside an admission that began before. An admission is short, so wait
+    // for it to end (the task is then in a store, where the caller looks
+    // next) rather than call a runtime busy whose idle worker was only looking
+    // at the injector when it lost its CPU. An inbox drain admits as long as
+    // others push, so the queues are looked at again each round, and after
+    // many rounds the answer is "in flight".
+    for (int round = 0; round < 1000; ++round) {
+        if (!injector_.looks_empty()) return true;
+        for (const auto& w : workers_)
+            if (w->inbox_may_have_items()) return true;
+        if (admitting_.load(std::memory_order_seq_cst) == 0) return false;
         std::this_thread::yield();
-    return false;
+    }
+    return true;
 }
 
 std::uint64_t worker_group::finished_tasks() const noexcept {

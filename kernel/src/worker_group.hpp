@@ -127,9 +127,9 @@ class worker_group {
     /// How many tasks are alive in all stores (a snapshot, any thread).
     std::size_t live_tasks() const noexcept;
     /// True when spawned tasks may wait in the injector or an inbox (any
-    /// thread); tasks on their way from there into a store it waits for.
-    /// Checked before live_tasks(), a false answer means every spawn so far is
-    /// in a store.
+    /// thread); for tasks on their way from there into a store it waits a
+    /// little. Checked before live_tasks(), a false answer means every spawn
+    /// so far is in a store.
     bool spawns_in_flight() const noexcept;
     /// How many tasks have finished in all stores (a snapshot, any thread).
     std::uint64_t finished_tasks() const noexcept;

@@ -1,5 +1,6 @@
 #pragma once
 // Where a task's promise keeps its outcome until someone takes it. Not API.
+#include <bit>
 #include <cstdint>
 #include <exception>
 #include <memory>
@@ -93,9 +94,11 @@ class outcome_slot {
     static constexpr std::uint8_t tag_of(state s) noexcept {
         return static_cast<std::uint8_t>(static_cast<int>(s) + 1);
     }
-    // The tag shares a word with a suspended task's leaf pointer, whose lowest
-    // byte must never read as a tag (task_header::outcome_tag).
+    // The tag shares a word with a suspended task's leaf pointer, whose first
+    // byte (its lowest on a little-endian machine) must never read as a tag
+    // (task_header::outcome_tag).
     static_assert(tag_of(state::panicked) < alignof(leaf_check) && alignof(leaf_check) >= 8);
+    static_assert(std::endian::native == std::endian::little);
 
     union {
         T value_;
