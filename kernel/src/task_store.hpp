@@ -9,12 +9,18 @@
 
 namespace rtkit::detail {
 
-/// The live tasks of one worker, each in a slot of its own: what shutdown
-/// cancels and what a quiescence check counts. Owner thread only (the worker's
-/// holder), except size() and removed_total().
+/// The live tasks of one worker: how many there are (what a quiescence check
+/// counts), and a slot for each that has waited (what shutdown and region
+/// cancellation walk). Owner thread only (the worker's holder), except size()
+/// and removed_total().
 ///
-/// A slot is one word, since a million live tasks cost a million slots: a live
-/// slot holds the task, which holds its slot's index (task_header::store_index);
+/// A task gets its slot only when it first suspends without finishing: one
+/// that finishes in its first poll (most short tasks) never writes one, and a
+/// task not yet polled is found in the lanes instead, where its first poll
+/// checks for shutdown and region cancellation (worker::execute).
+///
+/// A slot is one word, since a million waiting tasks cost a million slots: a
+/// used slot holds the task, which holds its index (task_header::store_index);
 /// a free slot holds the next free slot.
 ///
 /// The slots are one array in a range of address space reserved up front and
@@ -28,13 +34,25 @@ class task_store {
     task_store(const task_store&) = delete;
     task_store& operator=(const task_store&) = delete;
 
-    /// Registers `task` and sets its store_index. Throws std::length_error
-    /// when the reserved range is full (max_size() live tasks on one worker).
-    void insert(task_header* task);
-    /// Forgets the task in slot `index`, which insert gave it and nothing
-    /// removed since. Reads only the slot: the task's frame may be gone already.
+    /// task_header::store_index of a task that has no slot (yet).
+    static constexpr std::uint32_t no_slot = UINT32_MAX;
+
+    /// Counts `task` as live here, without a slot. Throws std::length_error
+    /// when max_size() tasks are live on this worker already.
+    void admit(task_header* task);
+    /// Gives an admitted task without one a slot (it never fails: each live
+    /// task has one waiting for it).
+    void keep(task_header* task) noexcept;
+    /// admit() and keep() at once.
+    void insert(task_header* task) {
+        admit(task);
+        keep(task);
+    }
+    /// Forgets a task admitted here whose store_index was `index` (no_slot or
+    /// its slot). Reads only the slot: the task's frame may be gone already.
     void remove(std::uint32_t index) noexcept;
-    /// How many tasks are registered. Any thread may read it (a snapshot).
+    /// How many tasks are live here, with a slot or not. Any thread may read
+    /// it (a snapshot).
     std::size_t size() const noexcept { return live_.load(std::memory_order_relaxed); }
     /// How many tasks have left the store since it was made (they finished).
     /// Any thread may read it (a snapshot).
@@ -44,7 +62,8 @@ class task_store {
     /// How many tasks it can hold at once.
     std::size_t max_size() const noexcept { return capacity_; }
 
-    /// Calls f(task_header*) for every live task (f must not insert or remove).
+    /// Calls f(task_header*) for every task with a slot (f must not admit,
+    /// keep or remove).
     template <class F>
     void for_each(F&& f) const {
         for (std::uint32_t i = 0; i < used_; ++i)
@@ -69,26 +88,34 @@ class task_store {
     std::atomic<std::uint64_t> removed_{0};
 };
 
-// Inline: every spawn inserts and every task's end removes, and the calls
+// Inline: every spawn admits and every task's end removes, and the calls
 // cost more than the work.
-inline void task_store::insert(task_header* task) {
+inline void task_store::admit(task_header* task) {
+    const std::size_t live = live_.load(std::memory_order_relaxed);
+    if (live == capacity_) throw_full();
+    task->store_index = no_slot;
+    live_.store(live + 1, std::memory_order_relaxed);
+}
+
+inline void task_store::keep(task_header* task) noexcept {
     std::uint32_t index;
     if (free_head_ != 0) {
         index = free_head_ - 1;
         free_head_ = static_cast<std::uint32_t>(slots_[index] >> 1);
     } else {
-        if (used_ == capacity_) throw_full();
+        assert(used_ < capacity_);  // at most one slot per live task
         index = used_++;
     }
     slots_[index] = reinterpret_cast<slot>(task);
     task->store_index = index;
-    live_.store(live_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
 }
 
 inline void task_store::remove(std::uint32_t index) noexcept {
-    assert(index < used_ && !is_free(slots_[index]));
-    slots_[index] = (slot{free_head_} << 1) | 1;
-    free_head_ = index + 1;
+    if (index != no_slot) {
+        assert(index < used_ && !is_free(slots_[index]));
+        slots_[index] = (slot{free_head_} << 1) | 1;
+        free_head_ = index + 1;
+    }
     live_.store(live_.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
     removed_.store(removed_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
 }

@@ -86,7 +86,7 @@ std::size_t worker::steal_into(schedulable** out, std::size_t max) noexcept {
 void worker::admit(task_header* task) {
     if (shared_) store_lock_.lock();
     try {
-        store_.insert(task);
+        store_.admit(task);
         if (task->state.load(std::memory_order_relaxed) & task_state::local)
             ++local_counts_[task->extras()->local_owner];
     } catch (...) {
@@ -106,6 +106,29 @@ void worker::admit(task_header* task) {
         if (--found->second == 0) local_counts_.erase(found);
     }
     if (shared_) store_lock_.unlock();
+}
+
+void worker::keep(task_header* task) noexcept {
+    if (shared_) store_lock_.lock();
+    store_.keep(task);
+    if (shared_) store_lock_.unlock();
+}
+
+void worker::first_suspension(task_header* task) {
+    // It waits from now on: it needs a slot where shutdown and region
+    // cancellation look. One that began meanwhile either finds it there or
+    // has marked what the second look here sees (the store's lock, when
+    // workers share it, orders the two).
+    group_.worker_at(task->admitted_by).keep(task);
+    cancel_if_unwanted(task);
+}
+
+void worker::cancel_if_unwanted(task_header* task) {
+    if (task->state.load(std::memory_order_relaxed) & task_state::cancel_requested) return;
+    if (group_.shutting_down())
+        handle_.request_cancel(task, cancel_reason{"runtime shut down"});
+    else if (region_node* in = task->region(); in && in->is_cancelled())
+        handle_.request_cancel(task, in->cancel_reason_or_default());
 }
 
 std::size_t worker::local_tasks_of(std::thread::id owner) const {
@@ -334,6 +357,8 @@ void worker::run_until_drained(instant deadline) {
     // its own worker's thread. Only its poller changes that bit.
     if (!(task->state.load(std::memory_order_relaxed) & running))
         task->state.fetch_xor(scheduled | running, std::memory_order_acq_rel);
+    // Its first poll: shutdown and region cancellation have not seen it.
+    if (task->store_index == task_store::no_slot) cancel_if_unwanted(task);
     bool yielded;
     {
         scoped_task polling(task);
@@ -343,6 +368,7 @@ void worker::run_until_drained(instant deadline) {
         complete(task);
         return;
     }
+    if (task->store_index == task_store::no_slot) first_suspension(task);
     after_suspending_poll(*task);
     if (yielded) {
         push(task);  // still `running`

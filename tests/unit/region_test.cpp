@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -118,6 +119,39 @@ TEST_CASE("region: cancel_region cancels its tasks with the reason - not the cal
         }
         CHECK((co_await std::move(sibling)).value() == 1);
     }());
+}
+
+TEST_CASE("region: tasks cancelled with their region before their first poll never run") {
+    // They wait in the lanes, unpolled, when the region is cancelled: each
+    // sees the cancellation at its first poll, on both flavors.
+    for (const char* flavor : {"current_thread", "multi_thread"}) {
+        CAPTURE(flavor);
+        runtime_config config;
+        config.flavor = flavor;
+        if (std::string_view(flavor) == "multi_thread") config.workers = 2;
+        runtime rt(config);
+        std::atomic<int> bodies_run{0};
+        rt.block_on([&]() -> task<void> {
+            std::vector<outcome<int>> seen;
+            co_await cx::current().region([&](cx scope) -> task<void> {
+                std::vector<join_handle<int>> handles;
+                for (int i = 0; i < 200; ++i)
+                    handles.push_back(scope.spawn([](std::atomic<int>& runs) -> task<int> {
+                        ++runs;
+                        co_return 1;
+                    }(bodies_run)));
+                scope.cancel_region(cancel_reason{"never mind"});
+                for (auto& h : handles)
+                    seen.push_back(co_await std::move(h));
+            });
+            int cancelled = 0;
+            for (auto& o : seen)
+                if (o.is_cancelled() && o.reason().message == "never mind") ++cancelled;
+            // On multi_thread a worker may have started some before the cancel.
+            CHECK(cancelled + bodies_run.load() == 200);
+            if (std::string_view(flavor) == "current_thread") CHECK(bodies_run.load() == 0);
+        }());
+    }
 }
 
 TEST_CASE("region: a task spawned into a cancelled region starts cancelled") {

@@ -58,3 +58,25 @@ TEST_CASE("task store: a slot is reused however often its tasks come and go") {
     store.for_each([&](task_header* task) { seen.push_back(task); });
     CHECK(seen == std::vector<task_header*>{&other, &t});
 }
+
+TEST_CASE(
+    "task store: an admitted task counts before it has a slot - for_each lists it once kept") {
+    task_store store;
+    task_header waiting, short_lived;
+    store.admit(&waiting);
+    store.admit(&short_lived);
+    CHECK(store.size() == 2);
+    CHECK(short_lived.store_index == task_store::no_slot);
+    std::vector<task_header*> seen;
+    store.for_each([&](task_header* t) { seen.push_back(t); });
+    CHECK(seen.empty());
+    store.keep(&waiting);
+    CHECK(waiting.store_index != task_store::no_slot);
+    store.for_each([&](task_header* t) { seen.push_back(t); });
+    CHECK(seen == std::vector<task_header*>{&waiting});
+    store.remove(short_lived.store_index);  // finished in its first poll: no slot to free
+    CHECK(store.size() == 1);
+    store.remove(waiting.store_index);
+    CHECK(store.size() == 0);
+    CHECK(store.removed_total() == 2);
+}
