@@ -10,16 +10,18 @@
 namespace rtkit::detail {
 
 /// The live tasks of one worker: how many there are (what a quiescence check
-/// counts), and a slot for each that has waited (what shutdown and region
-/// cancellation walk). Owner thread only (the worker's holder), except size()
-/// and removed_total().
+/// counts), and a slot for each that has started (what shutdown and region
+/// cancellation walk). One thread at a time: the worker's holder, or when
+/// workers share stores, any of them under the worker's store lock; size()
+/// and removed_total() from anywhere.
 ///
-/// A task gets its slot only when it first suspends without finishing: one
-/// that finishes in its first poll (most short tasks) never writes one, and a
-/// task not yet polled is found in the lanes instead, where its first poll
-/// checks for shutdown and region cancellation (worker::execute).
+/// A task gets its slot at its first poll: tasks spawned and still queued
+/// (a million of them in a spawn burst) hold none, and a task that finishes
+/// in its first poll hands its slot to the next one. The first poll checks
+/// for the shutdown or region cancellation that the task missed while it
+/// had no slot (worker::start_first_poll).
 ///
-/// A slot is one word, since a million waiting tasks cost a million slots: a
+/// A slot is one word, since a million started tasks cost a million slots: a
 /// used slot holds the task, which holds its index (task_header::store_index);
 /// a free slot holds the next free slot.
 ///

@@ -114,21 +114,23 @@ void worker::keep(task_header* task) noexcept {
     if (shared_) store_lock_.unlock();
 }
 
-void worker::first_suspension(task_header* task) {
-    // It waits from now on: it needs a slot where shutdown and region
-    // cancellation look. One that began meanwhile either finds it there or
-    // has marked what the second look here sees (the store's lock, when
-    // workers share it, orders the two).
+void worker::start_first_poll(task_header* task) noexcept {
+    // A canceller that walked the store before this keep() has marked what
+    // the look below sees; one that walks after finds the task there (the
+    // store's lock, when workers share it, orders the two).
     group_.worker_at(task->admitted_by).keep(task);
-    cancel_if_unwanted(task);
-}
-
-void worker::cancel_if_unwanted(task_header* task) {
     if (task->state.load(std::memory_order_relaxed) & task_state::cancel_requested) return;
-    if (group_.shutting_down())
-        handle_.request_cancel(task, cancel_reason{"runtime shut down"});
-    else if (region_node* in = task->region(); in && in->is_cancelled())
-        handle_.request_cancel(task, in->cancel_reason_or_default());
+    region_node* const in = task->region();
+    const bool shutting_down = group_.shutting_down();
+    if (!shutting_down && !(in && in->is_cancelled())) return;
+    try {
+        set_cancel_reason(*task, shutting_down ? cancel_reason{"runtime shut down"}
+                                               : in->cancel_reason_or_default());
+    } catch (...) {
+        // Out of memory for the reason: it unwinds with the default one.
+    }
+    // Its poller is about to resume it, where it sees this: no wake needed.
+    task->state.fetch_or(task_state::cancel_requested, std::memory_order_acq_rel);
 }
 
 std::size_t worker::local_tasks_of(std::thread::id owner) const {
@@ -357,8 +359,9 @@ void worker::run_until_drained(instant deadline) {
     // its own worker's thread. Only its poller changes that bit.
     if (!(task->state.load(std::memory_order_relaxed) & running))
         task->state.fetch_xor(scheduled | running, std::memory_order_acq_rel);
-    // Its first poll: shutdown and region cancellation have not seen it.
-    if (task->store_index == task_store::no_slot) cancel_if_unwanted(task);
+    // Its first poll: from now on it needs a store slot, where shutdown and
+    // region cancellation look.
+    if (task->store_index == task_store::no_slot) start_first_poll(task);
     bool yielded;
     {
         scoped_task polling(task);
@@ -368,7 +371,6 @@ void worker::run_until_drained(instant deadline) {
         complete(task);
         return;
     }
-    if (task->store_index == task_store::no_slot) first_suspension(task);
     after_suspending_poll(*task);
     if (yielded) {
         push(task);  // still `running`

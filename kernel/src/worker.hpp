@@ -157,16 +157,13 @@ class worker {
     /// caller then drops the store's reference). Any worker's thread: with
     /// several workers a task often finishes on another one than it started on.
     void forget(task_header* task) noexcept;
-    /// Gives a task this worker admitted its store slot, when it first
-    /// suspends without finishing (any worker's thread, as forget).
+    /// Gives a task this worker admitted its store slot, when it is first
+    /// polled (any worker's thread, as forget).
     void keep(task_header* task) noexcept;
-    /// For a task about to be polled for the first time or just given its
-    /// slot: cancels it when the runtime shuts down or its region was
-    /// cancelled, which walk only the tasks with a slot.
-    [[gnu::noinline]] void cancel_if_unwanted(task_header* task);
-    /// A task suspended for the first time without finishing: keep() it in
-    /// its admitting worker's store, then look again (cancel_if_unwanted).
-    [[gnu::noinline]] void first_suspension(task_header* task);
+    /// Before a task's first poll: keep() it in its admitting worker's store,
+    /// then cancel it if the runtime shuts down or its region was cancelled
+    /// while it waited without a slot, where those do not look.
+    [[gnu::noinline]] void start_first_poll(task_header* task) noexcept;
     void carry_out(remote_request& request);
     schedulable* pop_lanes() noexcept;
     /// One dispatch turn (run_once), inlined into the dispatch loops.

@@ -154,6 +154,25 @@ TEST_CASE("region: tasks cancelled with their region before their first poll nev
     }
 }
 
+TEST_CASE("region: a task that cancels its own region in its first poll sees it at once") {
+    // It never waits before its checkpoint: the region's cancellation must
+    // reach a task that is in its first poll.
+    runtime rt;
+    rt.block_on([&]() -> task<void> {
+        co_await cx::current().region([&](cx scope) -> task<void> {
+            auto self_cancelling = scope.spawn([](cx own) -> task<int> {
+                own.cancel_region(cancel_reason{"from inside"});
+                for (int i = 0; i < 1000; ++i)
+                    own.checkpoint();
+                co_return 1;
+            });
+            outcome<int> o = co_await std::move(self_cancelling);
+            REQUIRE(o.is_cancelled());
+            CHECK(o.reason().message == "from inside");
+        });
+    }());
+}
+
 TEST_CASE("region: a task spawned into a cancelled region starts cancelled") {
     runtime rt;
     rt.block_on([&]() -> task<void> {

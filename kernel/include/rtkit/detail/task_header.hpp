@@ -130,7 +130,8 @@ struct task_header : schedulable {
         std::uint8_t outcome_tag;
     };
     /// Where the task's store keeps it: the slot index in the store of worker
-    /// `admitted_by` (kernel only).
+    /// `admitted_by`, or task_store::no_slot before its first poll (kernel
+    /// only).
     std::uint32_t store_index = 0;
     /// The worker whose task store holds the task, or `not_admitted` while a
     /// spawned task waits to be registered (kernel only).
