@@ -104,8 +104,11 @@ bool multi_thread_driver::take_injected(worker& w) {
         for (std::size_t i = 0; i < n; ++i)
             w.take_in(as_task(batch[i]));
     }
-    // More may wait: let a parked worker help.
-    if (n == injector_batch) group_.notify_work_available();
+    // More than the one it runs next, or more in the injector: a parked
+    // worker may come and steal. (A worker that was awake, not searching,
+    // when it took the batch wakes nobody otherwise, and a searcher that
+    // looked at its lanes before the batch landed has parked.)
+    if (n > 1) group_.notify_work_available();
     return n > 0;
 }
 

@@ -141,6 +141,33 @@ TEST_CASE("multi_thread: spawn_local from a root on a non-worker thread is refus
                     no_runtime_error);
 }
 
+TEST_CASE("multi_thread: tasks injected together reach a second worker while the first is busy") {
+    // The root spawns from outside the workers: whichever worker takes both
+    // from the injector runs the first, which holds its thread until the
+    // second has run, so the second must be stolen by the other worker.
+    test::run_or_abort_on_deadlock("injected work only another worker can steal", [] {
+        runtime rt(multi_thread(2));
+        for (int round = 0; round < 20; ++round) {
+            std::atomic<bool> second_ran{false};
+            const bool first_saw_it = rt.block_on([&]() -> task<bool> {
+                auto first = spawn([](std::atomic<bool>& ran) -> task<bool> {
+                    const auto deadline = std::chrono::steady_clock::now() + 10s;
+                    while (!ran.load() && std::chrono::steady_clock::now() < deadline)
+                        std::this_thread::yield();
+                    co_return ran.load();
+                }(second_ran));
+                auto second = spawn([](std::atomic<bool>& ran) -> task<void> {
+                    ran.store(true);
+                    co_return;
+                }(second_ran));
+                co_await std::move(second);
+                co_return (co_await std::move(first)).value();
+            }());
+            CHECK(first_saw_it);
+        }
+    });
+}
+
 TEST_CASE("multi_thread: work reachable only by stealing gets done") {
     test::run_or_abort_on_deadlock("work only another worker can steal", [] {
         runtime rt(multi_thread(2));
