@@ -37,16 +37,13 @@ bool claim_queue(task_header* task, std::uint64_t queued_as) noexcept {
 /// It is queued as a yielding one is requeued: already `running`, so its
 /// first poll needs no locked state transition (a wake before it only marks
 /// it notified, which costs at most one more poll). Nobody else can see the
-/// task yet; its joiner may once it is queued. Inlined: every spawn runs it.
+/// task yet; its joiner may once it is queued. A region cancelled before or
+/// after this is seen at the task's first poll (worker::start_first_poll).
+/// Inlined: every spawn runs it.
 [[gnu::always_inline]] inline void start_in(region_node& region, task_header* task,
                                             std::uint64_t bits) {
     task->set_region(&region);
     region.enter();
-    if (region.is_cancelled()) {
-        // Spawned into a cancelled region: it unwinds at its first await point.
-        set_cancel_reason(*task, region.cancel_reason_or_default());
-        bits |= task_state::cancel_requested;
-    }
     task->start_with_state(task_state::running | bits);
 }
 

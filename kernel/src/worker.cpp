@@ -120,12 +120,14 @@ void worker::start_first_poll(task_header* task) noexcept {
     // store's lock, when workers share it, orders the two).
     group_.worker_at(task->admitted_by).keep(task);
     if (task->state.load(std::memory_order_relaxed) & task_state::cancel_requested) return;
+    // Its region first: cancelled before the runtime began to shut down,
+    // or the task was spawned into it cancelled.
     region_node* const in = task->region();
-    const bool shutting_down = group_.shutting_down();
-    if (!shutting_down && !(in && in->is_cancelled())) return;
+    const bool region_cancelled = in && in->is_cancelled();
+    if (!region_cancelled && !group_.shutting_down()) return;
     try {
-        set_cancel_reason(*task, shutting_down ? cancel_reason{"runtime shut down"}
-                                               : in->cancel_reason_or_default());
+        set_cancel_reason(*task, region_cancelled ? in->cancel_reason_or_default()
+                                                  : cancel_reason{"runtime shut down"});
     } catch (...) {
         // Out of memory for the reason: it unwinds with the default one.
     }
