@@ -86,11 +86,11 @@ void task_header::release() noexcept {
 }
 
 void task_header::destroy_frame() {
+    task_extras* const owned_extras = extras();
     // A joiner left behind by a join that saw the task complete mid-install.
-    if (is_spawned() && joiner) joiner->release();
+    if (owned_extras && owned_extras->joiner) owned_extras->joiner->release();
     // The header lives in the frame; a suspended frame's destructors (a
     // timeout scope) still use the extras, so they go last.
-    task_extras* const owned_extras = extras();
     if (owned_extras && owned_extras->unobserved_failure &&
         !(state.load(std::memory_order_relaxed) & task_state::outcome_owned))
         report_unobserved_failure(id(), owned_extras->unobserved_failure);

@@ -404,7 +404,7 @@ void worker::complete(task_header* task) noexcept {
         }
     }
     task->state.fetch_or(task_state::complete, std::memory_order_acq_rel);
-    std::exchange(task->joiner, nullptr)->adopt_as_waker().wake();
+    std::exchange(task->extras()->joiner, nullptr)->adopt_as_waker().wake();
     task->release();  // the store's reference
     region->leave();
 }

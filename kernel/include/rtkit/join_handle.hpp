@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "rtkit/detail/handle.hpp"
+#include "rtkit/detail/task_extras.hpp"
 #include "rtkit/task.hpp"
 
 namespace rtkit {
@@ -20,15 +21,17 @@ inline bool join_finished(const task_header* t) noexcept {
 /// Publishes the current task as `t`'s joiner; false when `t` completed
 /// meanwhile (then nothing will wake, and nothing needs to). The completing
 /// side wakes the joiner only if it saw the join_waker bit, and the bit is set
-/// only after the joiner was written.
-inline bool join_install_waker(task_header* t) noexcept {
+/// only after the joiner was written. The joiner is kept in `t`'s extras, so
+/// the first call for a task may throw std::bad_alloc; later calls do not.
+inline bool join_install_waker(task_header* t) {
     using namespace task_state;
     if (t->state.fetch_and(~join_waker, std::memory_order_acq_rel) & complete) return false;
+    task_extras& extras = t->get_extras();
     task_header* self = current_task();
-    if (t->joiner != self) {
-        if (t->joiner) t->joiner->release();  // a joiner that went away
+    if (extras.joiner != self) {
+        if (extras.joiner) extras.joiner->release();  // a joiner that went away
         self->add_ref();
-        t->joiner = self;
+        extras.joiner = self;
     }
     return !(t->state.fetch_or(join_waker, std::memory_order_acq_rel) & complete);
 }
@@ -103,6 +106,7 @@ class [[nodiscard]] join_handle {
         static bool leaf_ready(leaf_check& self) noexcept {
             detail::task_header* joined = static_cast<awaiter&>(self).owner_.task_;
             if (detail::join_finished(joined) || detail::cancel_pending()) return true;
+            // No allocation: await_suspend gave the joined task its extras.
             return !detail::join_install_waker(joined);
         }
         join_handle& owner_;

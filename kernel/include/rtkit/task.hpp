@@ -30,8 +30,12 @@ std::size_t frame_memory_mapped() noexcept;
 /// Promise part shared by every task<T>.
 struct promise_base : task_header {
     /// Awaiting this (never spawned) task inline: resume `parent` when it ends.
+    /// A task awaited inline is never queued, so its lane link holds `parent`.
     void set_continuation(std::coroutine_handle<> parent) noexcept {
-        continuation_address = parent.address();
+        lane_next = static_cast<schedulable*>(parent.address());
+    }
+    std::coroutine_handle<> continuation() const noexcept {
+        return std::coroutine_handle<>::from_address(lane_next);
     }
 
     static void* operator new(std::size_t size) { return allocate_frame(size); }
@@ -53,7 +57,7 @@ struct promise_base : task_header {
         std::coroutine_handle<> await_suspend(std::coroutine_handle<Promise> self) noexcept {
             promise_base& p = self.promise();
             if (!p.is_spawned()) {  // awaited inline: back to the awaiting coroutine
-                auto parent = std::coroutine_handle<>::from_address(p.continuation_address);
+                std::coroutine_handle<> parent = p.continuation();
                 current_task()->resume_point = parent;
                 return parent;
             }

@@ -15,6 +15,10 @@ struct timeout_state;
 /// Starts with the task's region (task_extras_region), which moves here from
 /// the header when the extras are made.
 struct task_extras : task_extras_region {
+    /// The task awaiting the join handle (holding a reference), valid while
+    /// the task's state has join_waker. Here rather than in the header: only
+    /// a join that has to wait needs it.
+    task_header* joiner = nullptr;
     /// The reason of the first cancellation request; set once, then read-only.
     std::atomic<cancel_reason*> reason{nullptr};
     /// Where spawns go while the task runs a region scope (null: its own region).

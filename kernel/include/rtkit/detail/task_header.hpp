@@ -41,7 +41,7 @@ inline constexpr std::uint64_t scheduled = 1ull << 0;         ///< queued, or ab
 inline constexpr std::uint64_t running = 1ull << 1;           ///< being polled
 inline constexpr std::uint64_t notified = 1ull << 2;          ///< woken while running: poll again
 inline constexpr std::uint64_t complete = 1ull << 3;          ///< finished; the outcome is set
-inline constexpr std::uint64_t join_waker = 1ull << 4;        ///< `joiner` holds the joining task
+inline constexpr std::uint64_t join_waker = 1ull << 4;        ///< the extras' `joiner` waits for it
 inline constexpr std::uint64_t cancel_requested = 1ull << 5;  ///< unwind at the next await point
 inline constexpr std::uint64_t timeout_fired = 1ull << 6;     ///< a timeout scope of it expired
 /// Either bit makes the next kernel await point throw task_cancelled.
@@ -107,14 +107,6 @@ struct task_header : schedulable {
         /// promise_with_outcome). Nothing resumes a finished task, so a task
         /// that returns a word spends no bytes of its own on it.
         alignas(void*) std::byte outcome_word[sizeof(void*)];
-    };
-    union {
-        /// Spawned: the task awaiting the join handle (holding a reference),
-        /// valid while state has join_waker.
-        task_header* joiner = nullptr;
-        /// Awaited inline (not `spawned`): the awaiting coroutine, resumed
-        /// when this one ends. One field for both: a task is one or the other.
-        void* continuation_address;
     };
     union {
         /// Until the task finishes: the suspended awaiter's readiness check, or
