@@ -76,26 +76,6 @@ void cancel_stream_does_not_starve_ready(const detail::factory<lane_policy>& mak
                 " of 10 ready tasks ran in " + std::to_string(pops) + " pops");
 }
 
-void promote_moves_a_ready_task_to_cancel(const detail::factory<lane_policy>& make) {
-    auto p = make();
-    auto tasks = make_tasks(5);
-    for (auto& t : tasks)
-        p->push(&t, lane::ready);
-    p->promote(&tasks[3]);
-    require(p->size() == 5, "promote() changed size()");
-    require(id_of(p->pop()) == 3, "a promoted task did not run before the ready tasks");
-    // The promoted task left the ready lane: it is neither stolen nor popped again.
-    schedulable* out[8] = {};
-    const std::size_t stolen = p->steal(out, 8);
-    std::set<int> seen;
-    for (std::size_t i = 0; i < stolen; ++i)
-        seen.insert(id_of(out[i]));
-    while (schedulable* s = p->pop())
-        require(seen.insert(id_of(s)).second, "a task came back twice after promote()");
-    require(seen == std::set<int>{0, 1, 2, 4},
-            "after promote() the other ready tasks did not all come back exactly once");
-}
-
 void steal_takes_only_ready(const detail::factory<lane_policy>& make) {
     auto p = make();
     auto tasks = make_tasks(11);
@@ -103,7 +83,6 @@ void steal_takes_only_ready(const detail::factory<lane_policy>& make) {
         p->push(&tasks[i], lane::cancel);
     for (int i = 3; i < 11; ++i)
         p->push(&tasks[i], lane::ready);
-    p->promote(&tasks[4]);  // a cancel-lane task too, now
     schedulable* out[16] = {};
     const std::size_t two = p->steal(out, 2);
     require(two <= 2, "steal(max = 2) gave away " + std::to_string(two) + " tasks");
@@ -113,8 +92,7 @@ void steal_takes_only_ready(const detail::factory<lane_policy>& make) {
     std::set<int> seen;
     for (std::size_t i = 0; i < stolen; ++i) {
         const int id = id_of(out[i]);
-        require(id >= 3 && id != 4,
-                "steal() gave away a cancel-lane task (task " + std::to_string(id) + ")");
+        require(id >= 3, "steal() gave away a cancel-lane task (task " + std::to_string(id) + ")");
         seen.insert(id);
     }
     require(seen.size() == stolen, "steal() gave the same task twice");
@@ -132,15 +110,12 @@ void random_mix_loses_nothing(const detail::factory<lane_policy>& make) {
     auto tasks = make_tasks(count);
     std::mt19937 random(7);
     std::vector<int> returned(count, 0);
-    std::vector<int> ready_queued;  // ids pushed to ready, not yet returned or promoted
-    std::vector<bool> in_ready(count, false);
     int next_push = 0;
     std::size_t queued = 0;
     schedulable* out[8];
     auto note_returned = [&](schedulable* s) {
         const int id = id_of(s);
         ++returned[static_cast<std::size_t>(id)];
-        in_ready[static_cast<std::size_t>(id)] = false;
         --queued;
     };
     while (next_push < count || queued > 0) {
@@ -149,23 +124,8 @@ void random_mix_loses_nothing(const detail::factory<lane_policy>& make) {
             fake_task& t = tasks[static_cast<std::size_t>(next_push)];
             t.pushed_to = random() % 4 == 0 ? lane::cancel : lane::ready;
             p->push(&t, t.pushed_to);
-            if (t.pushed_to == lane::ready) {
-                in_ready[static_cast<std::size_t>(next_push)] = true;
-                ready_queued.push_back(next_push);
-            }
             ++next_push;
             ++queued;
-        } else if (action == 4 && !ready_queued.empty()) {
-            // Promote a task still in the ready lane (the kernel only
-            // promotes tasks it knows are there).
-            const std::size_t at = random() % ready_queued.size();
-            const int id = ready_queued[at];
-            ready_queued[at] = ready_queued.back();
-            ready_queued.pop_back();
-            if (in_ready[static_cast<std::size_t>(id)]) {
-                p->promote(&tasks[static_cast<std::size_t>(id)]);
-                in_ready[static_cast<std::size_t>(id)] = false;
-            }
         } else if (action == 5) {
             const std::size_t n = p->steal(out, 1 + random() % 8);
             for (std::size_t i = 0; i < n; ++i)
@@ -192,7 +152,6 @@ const std::vector<test_case<lane_policy>>& lanes_cases() {
         {"empty_policy_pops_nothing", &empty_policy_pops_nothing},
         {"cancel_before_ready", &cancel_before_ready},
         {"cancel_stream_does_not_starve_ready", &cancel_stream_does_not_starve_ready},
-        {"promote_moves_a_ready_task_to_cancel", &promote_moves_a_ready_task_to_cancel},
         {"steal_takes_only_ready", &steal_takes_only_ready},
         {"random_mix_loses_nothing", &random_mix_loses_nothing},
     };

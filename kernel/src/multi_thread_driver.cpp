@@ -16,17 +16,11 @@ namespace rtkit::detail {
 namespace {
 /// How many tasks a worker takes from the injector at once.
 constexpr std::size_t injector_batch = 32;
-/// The most tasks one steal moves (about half of the victim's ready tasks).
-constexpr std::size_t steal_batch = 128;
 /// A busy worker also looks at the injector every this many polls, so work
 /// from outside is not starved by work that keeps spawning locally.
 constexpr std::size_t injector_check_interval = 61;
 /// Rounds a worker thread gives its local tasks to unwind at shutdown.
 constexpr int local_unwind_rounds = 1000;
-
-task_header* as_task(schedulable* s) noexcept {
-    return static_cast<task_header*>(s);
-}
 
 }  // namespace
 
@@ -102,7 +96,7 @@ bool multi_thread_driver::take_injected(worker& w) {
         worker_group::admission taking(group_);
         n = group_.take_injected(batch, injector_batch);
         for (std::size_t i = 0; i < n; ++i)
-            w.take_in(as_task(batch[i]));
+            w.take_in(task_of_entry(batch[i]));
     }
     // More than the one it runs next, or more in the injector: a parked
     // worker may come and steal. (A worker that was awake, not searching,
@@ -116,14 +110,14 @@ bool multi_thread_driver::steal(worker& w) {
     thread_local std::minstd_rand pick{std::random_device{}()};
     const std::size_t workers = group_.size();
     const std::size_t start = pick() % workers;
-    schedulable* batch[steal_batch];
+    task_header* batch[worker::max_steal];
     for (std::size_t k = 0; k < workers; ++k) {
         worker& victim = group_.worker_at((start + k) % workers);
         if (&victim == &w || victim.queued() == 0) continue;
-        const std::size_t n = victim.steal_into(batch, steal_batch);
+        const std::size_t n = victim.steal_into(batch, worker::max_steal);
         if (n == 0) continue;
         for (std::size_t i = 0; i < n; ++i) {
-            task_header* task = as_task(batch[i]);
+            task_header* task = batch[i];
             // A local task runs only on its own worker: back it goes.
             handle* home = (task->state.load(std::memory_order_relaxed) & task_state::local)
                                ? task->extras()->local_home

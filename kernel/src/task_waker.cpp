@@ -3,6 +3,7 @@
 #include <exception>
 #include <string>
 
+#include "lane_entries.hpp"
 #include "rtkit/cx.hpp"
 #include "rtkit/detail/region_node.hpp"
 #include "rtkit/detail/task_extras.hpp"
@@ -15,6 +16,8 @@ namespace rtkit::detail {
 
 __thread task_header* current_task_slot __attribute__((tls_model("initial-exec"))) = nullptr;
 __thread bool yield_requested_slot __attribute__((tls_model("initial-exec"))) = false;
+__thread void* frame_to_keep_slot __attribute__((tls_model("initial-exec"))) = nullptr;
+__thread std::size_t kept_frame_size_slot __attribute__((tls_model("initial-exec"))) = 0;
 __thread handle* driving_slot __attribute__((tls_model("initial-exec"))) = nullptr;
 
 void throw_cancelled() {
@@ -87,15 +90,20 @@ void task_header::release() noexcept {
 
 void task_header::destroy_frame() {
     task_extras* const owned_extras = extras();
+    if (!owned_extras) {
+        frame().destroy();
+        return;
+    }
     // A joiner left behind by a join that saw the task complete mid-install.
-    if (owned_extras && owned_extras->joiner) owned_extras->joiner->release();
-    // The header lives in the frame; a suspended frame's destructors (a
-    // timeout scope) still use the extras, so they go last.
-    if (owned_extras && owned_extras->unobserved_failure &&
+    if (task_header* joiner = owned_extras->joiner.load(std::memory_order_relaxed))
+        joiner->release();
+    if (owned_extras->unobserved_failure &&
         !(state.load(std::memory_order_relaxed) & task_state::outcome_owned))
         report_unobserved_failure(id(), owned_extras->unobserved_failure);
-    frame().destroy();
-    delete owned_extras;
+    // The header lives in the frame; a suspended frame's destructors (a
+    // timeout scope) still use the extras, so they go last, unless a stale
+    // lane entry of the task still needs them (lane_entries.hpp).
+    if (!destroy_frame_leaving_stale_twin(*this, *owned_extras)) delete owned_extras;
 }
 
 task_id task_header::id() {
@@ -128,7 +136,7 @@ void forget_failure(task_header& task) noexcept {
 
 task_extras& task_header::get_extras() {
     if (task_extras* current = extras()) return *current;
-    auto* fresh = new task_extras;
+    auto* fresh = new task_extras(this);
     const auto mine = reinterpret_cast<std::uintptr_t>(static_cast<task_extras_region*>(fresh));
     // The region moves into the extras. Only a region (or nothing) may be
     // replaced: extras another thread installed meanwhile are the task's.

@@ -41,15 +41,21 @@ void worker::lock_from_now() noexcept {
 
 // The dispatch path (run_once, execute) inlines the pop, as it does the
 // push (inline in the header): a yield goes through both.
-[[gnu::always_inline]] inline schedulable* worker::pop_lanes() noexcept {
-    if (shared_) lanes_lock_.lock();
-    schedulable* next = lanes_->pop();
-    if (next) {
-        as_task(next)->lanes_of.store(task_header::not_in_lanes, std::memory_order_relaxed);
-        queued_.store(queued_.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
+[[gnu::always_inline]] inline task_header* worker::pop_lanes() noexcept {
+    for (;;) {
+        if (shared_) lanes_lock_.lock();
+        schedulable* const next = lanes_->pop();
+        std::uint64_t state = 0;
+        if (next) {
+            state = static_cast<lane_entry*>(next)->state.load(std::memory_order_relaxed);
+            if (!(state & task_state::stand_in))
+                as_task(next)->lanes_of.store(task_header::not_in_lanes, std::memory_order_relaxed);
+            queued_.store(queued_.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
+        }
+        if (shared_) lanes_lock_.unlock();
+        if (!next) return nullptr;
+        if (task_header* task = task_leaving_lane(next, state)) return task;
     }
-    if (shared_) lanes_lock_.unlock();
-    return next;
 }
 
 void worker::take_in(task_header* task) {
@@ -62,23 +68,36 @@ void worker::take_in(task_header* task) {
 void worker::promote(task_header* task) noexcept {
     if (shared_) lanes_lock_.lock();
     // Only a task in this worker's ready lane: it may have run, been stolen
-    // or been promoted since the request was made.
+    // or been promoted since the request was made. Its entry stays there; a
+    // stand-in joins the cancel lane, and whichever comes out first runs it.
     if (task->lanes_of.load(std::memory_order_relaxed) == index_) {
-        lanes_->promote(task);
-        task->lanes_of.store(index_ | in_cancel_lane, std::memory_order_relaxed);
+        if (schedulable* twin = make_twin(task)) {
+            lanes_->push(twin, lane::cancel);
+            queued_.store(queued_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+            task->lanes_of.store(index_ | in_cancel_lane, std::memory_order_relaxed);
+        }
     }
     if (shared_) lanes_lock_.unlock();
 }
 
-std::size_t worker::steal_into(schedulable** out, std::size_t max) noexcept {
+std::size_t worker::steal_into(task_header** out, std::size_t max) noexcept {
     if (!lanes_lock_.try_lock()) return 0;  // its owner is at it: try another victim
     const std::size_t half = (lanes_->size() + 1) / 2;
-    const std::size_t taken = lanes_->steal(out, std::min(max, half));
-    for (std::size_t i = 0; i < taken; ++i)
-        as_task(out[i])->lanes_of.store(task_header::not_in_lanes, std::memory_order_relaxed);
+    schedulable* entries[max_steal];
+    const std::size_t taken = lanes_->steal(entries, std::min({max, half, max_steal}));
+    std::uint64_t states[max_steal];
+    for (std::size_t i = 0; i < taken; ++i) {
+        states[i] = static_cast<lane_entry*>(entries[i])->state.load(std::memory_order_relaxed);
+        if (!(states[i] & task_state::stand_in))
+            as_task(entries[i])
+                ->lanes_of.store(task_header::not_in_lanes, std::memory_order_relaxed);
+    }
     queued_.store(queued_.load(std::memory_order_relaxed) - taken, std::memory_order_relaxed);
     lanes_lock_.unlock();
-    return taken;
+    std::size_t tasks = 0;
+    for (std::size_t i = 0; i < taken; ++i)
+        if (task_header* task = task_leaving_lane(entries[i], states[i])) out[tasks++] = task;
+    return tasks;
 }
 
 // --- Registration. ---
@@ -185,7 +204,7 @@ std::optional<instant> worker::next_deadline() const noexcept {
 // --- The inbox. ---
 
 void worker::send_task(task_header* task) noexcept {
-    tasks_in_.push(task);
+    tasks_in_.push(entry_to_queue(task, task->state.load(std::memory_order_relaxed)));
     parker_.unpark();
 }
 
@@ -198,7 +217,7 @@ void worker::drain_inbox() {
     if (!tasks_in_.looks_empty()) {
         worker_group::admission taking(group_);
         while (schedulable* s = tasks_in_.pop())
-            take_in(as_task(s));
+            take_in(task_of_entry(s));
     }
     while (remote_request* r = requests_in_.pop()) {
         carry_out(*r);
@@ -291,13 +310,13 @@ void worker::carry_out(remote_request& request) {
     // maintenance turn, or for the lanes to run dry: no look at the inbox's
     // shared cache lines on every poll.
     if (++tick_ == maintenance_interval) maintain();
-    schedulable* next = pop_lanes();
+    task_header* next = pop_lanes();
     if (!next) {
         maintain();
         next = pop_lanes();
         if (!next) return false;
     }
-    execute(as_task(next));
+    execute(next);
     return true;
 }
 
@@ -404,7 +423,7 @@ void worker::complete(task_header* task) noexcept {
         }
     }
     task->state.fetch_or(task_state::complete, std::memory_order_acq_rel);
-    std::exchange(task->extras()->joiner, nullptr)->adopt_as_waker().wake();
+    task->extras()->joiner.exchange(nullptr, std::memory_order_relaxed)->adopt_as_waker().wake();
     task->release();  // the store's reference
     region->leave();
 }

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "lane_entries.hpp"
 #include "mpsc_queue.hpp"
 #include "parker.hpp"
 #include "remote_request.hpp"
@@ -123,8 +124,11 @@ class worker {
     void rescue_stranded();
 
     /// Up to half of the ready tasks queued here, for a worker that ran dry
-    /// (any thread; takes the lanes lock). Returns how many went into `out`.
-    std::size_t steal_into(schedulable** out, std::size_t max) noexcept;
+    /// (any thread; takes the lanes lock). Returns how many went into `out`
+    /// (stale twins among the entries taken are dropped, not returned).
+    std::size_t steal_into(task_header** out, std::size_t max) noexcept;
+    /// The most tasks one steal moves (about half of the victim's ready tasks).
+    static constexpr std::size_t max_steal = 128;
 
     // --- Any thread. ---
 
@@ -165,13 +169,15 @@ class worker {
     /// while it waited without a slot, where those do not look.
     [[gnu::noinline]] void start_first_poll(task_header* task) noexcept;
     void carry_out(remote_request& request);
-    schedulable* pop_lanes() noexcept;
+    /// The next task from the lanes (dropping stale twins), or nullptr.
+    task_header* pop_lanes() noexcept;
     /// One dispatch turn (run_once), inlined into the dispatch loops.
     bool poll_next();
     /// Polls `task` once, now.
     void execute(task_header* task);
-    /// Where a task sits in a worker's lanes (task_header::lanes_of): the
-    /// worker's index, with this bit when it is in the cancel lane.
+    /// Where a task's own entry sits in a worker's lanes
+    /// (task_header::lanes_of): the worker's index, with this bit in the
+    /// cancel lane. Read only to promote a task, which happens once.
     static constexpr std::uint16_t in_cancel_lane = 0x8000;
 
     worker_group& group_;
@@ -208,10 +214,12 @@ namespace rtkit::detail {
 // Inline: wakes on the worker's own thread push from other files, and a
 // call per wake was a noticeable part of a channel round trip.
 inline void worker::push(task_header* task) noexcept {
-    const bool cancel = task->state.load(std::memory_order_relaxed) & task_state::cancel_requested;
+    const std::uint64_t state = task->state.load(std::memory_order_relaxed);
+    const bool cancel = state & task_state::cancel_requested;
     const std::uint16_t where = cancel ? (index_ | in_cancel_lane) : index_;
+    schedulable* const entry = entry_to_queue(task, state);
     if (shared_) lanes_lock_.lock();
-    lanes_->push(task, cancel ? lane::cancel : lane::ready);
+    lanes_->push(entry, cancel ? lane::cancel : lane::ready);
     task->lanes_of.store(where, std::memory_order_relaxed);
     queued_.store(queued_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     if (shared_) lanes_lock_.unlock();

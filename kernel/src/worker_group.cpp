@@ -59,7 +59,7 @@ void worker_group::inject(task_header* task) noexcept {
         task->extras()->local_home->owner().send_task(task);
         return;
     }
-    injector_.push(task);
+    injector_.push(entry_to_queue(task, task->state.load(std::memory_order_relaxed)));
     if (const auto index = idle_.worker_to_notify_after_rmw())
         workers_[*index]->park_state().unpark();
 }
@@ -177,12 +177,20 @@ void worker_group::retire() noexcept {
     // point. Shutdown is set, so the dispatch loops would not run; turn by
     // hand, worker after worker, until nothing is left (a task finishing on
     // one worker may wake one on another).
-    for (int round = 0; round < retire_rounds && (spawns_in_flight() || live_tasks() > 0);
+    // Until the lanes are empty too: a task that finished may leave the
+    // stale twin of its entry there, holding a reference (lane_entries.hpp).
+    auto lanes_hold_entries = [this] {
+        for (const auto& w : workers_)
+            if (w->queued() > 0) return true;
+        return false;
+    };
+    for (int round = 0;
+         round < retire_rounds && (spawns_in_flight() || live_tasks() > 0 || lanes_hold_entries());
          ++round) {
         schedulable* injected[64];
         while (const std::size_t n = take_injected(injected, std::size(injected)))
             for (std::size_t i = 0; i < n; ++i)
-                workers_.front()->send_task(static_cast<task_header*>(injected[i]));
+                workers_.front()->send_task(task_of_entry(injected[i]));
         // Every store first: a task may sit in another worker's lanes.
         for (auto& w : workers_) {
             scoped_driving here(&w->get_handle());

@@ -8,11 +8,11 @@ three_lane_policy::three_lane_policy(const rtkit::plugin_options& options)
 three_lane_policy::three_lane_policy(std::uint32_t cancel_streak_limit)
     : cancel_streak_limit_(cancel_streak_limit) {}
 
-void three_lane_policy::push(rtkit::schedulable* task, rtkit::lane which) noexcept {
+void three_lane_policy::push(rtkit::schedulable* entry, rtkit::lane which) noexcept {
     if (which == rtkit::lane::cancel)
-        cancel_.push(task);
+        cancel_.push(entry);
     else
-        ready_.push(task);
+        ready_.push(entry);
     ++size_;
 }
 
@@ -28,11 +28,6 @@ rtkit::schedulable* three_lane_policy::pop() noexcept {
     cancel_streak_ = 0;
     --size_;
     return ready_.pop();
-}
-
-void three_lane_policy::promote(rtkit::schedulable* task) noexcept {
-    ready_.unlink(task);
-    cancel_.push(task);
 }
 
 std::size_t three_lane_policy::steal(rtkit::schedulable** out, std::size_t max) noexcept {

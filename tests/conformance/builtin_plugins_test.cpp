@@ -98,19 +98,6 @@ TEST_CASE("three_lane: the ready lane is first in first out") {
         CHECK(p->pop() == &t);
 }
 
-TEST_CASE("three_lane: promote takes a task from the middle - the head or the tail of ready") {
-    auto p = three_lane(16);
-    std::vector<task> tasks(5);
-    for (auto& t : tasks)
-        p->push(&t, rtkit::lane::ready);
-    p->promote(&tasks[2]);
-    p->promote(&tasks[0]);
-    p->promote(&tasks[4]);
-    for (int i : {2, 0, 4, 1, 3})
-        CHECK(p->pop() == &tasks[i]);
-    CHECK(p->pop() == nullptr);
-}
-
 TEST_CASE("three_lane: steal takes the oldest ready tasks") {
     auto p = three_lane(16);
     std::vector<task> tasks(5);

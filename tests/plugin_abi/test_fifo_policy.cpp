@@ -41,16 +41,6 @@ class test_fifo final : public rtkit::lane_policy {
         --size_;
         return task;
     }
-    void promote(rtkit::schedulable* task) noexcept override {
-        // A linear unlink: fine for a test policy.
-        rtkit::schedulable* before = nullptr;
-        for (rtkit::schedulable* t = head_; t != task; t = t->lane_next)
-            before = t;
-        (before ? before->lane_next : head_) = task->lane_next;
-        if (tail_ == task) tail_ = before;
-        --size_;
-        push(task, rtkit::lane::cancel);
-    }
     std::size_t steal(rtkit::schedulable**, std::size_t) noexcept override { return 0; }
     std::size_t size() const noexcept override { return size_; }
     void* query_interface(const char* name) noexcept override {

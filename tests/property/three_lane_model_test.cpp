@@ -1,16 +1,14 @@
 // The three-lane policy (plugins/lanes_three_lane, loaded from its plugin
 // file) against a model of the fairness its README states, over random
-// sequences of push, pop, promote and steal on the cancel and ready lanes:
+// sequences of push, pop and steal on the cancel and ready lanes:
 //
 // - each lane is FIFO, and pop returns nothing only when both are empty;
 // - a cancel task runs first, except that after cancel_streak_limit
 //   consecutive cancel pops a waiting ready task runs, and the streak restarts
 //   (only a ready task ends it); with no ready task waiting, cancel tasks keep
 //   running past the limit;
-// - promote moves a queued ready task to the back of the cancel lane;
 // - steal gives away the oldest ready tasks, never a cancel task;
 // - size() counts what is queued.
-#include <algorithm>
 #include <deque>
 #include <vector>
 
@@ -29,12 +27,6 @@ class fairness_model {
     void push(int id, rtkit::lane which) {
         (which == rtkit::lane::cancel ? cancel_ : ready_).push_back(id);
     }
-    void promote(int id) {
-        ready_.erase(std::find(ready_.begin(), ready_.end(), id));
-        cancel_.push_back(id);
-    }
-    /// The ids in the ready lane, oldest first: what promote may be given.
-    const std::deque<int>& ready() const { return ready_; }
     /// The id pop() must return, or -1 for none.
     int pop() {
         const bool cancel_turn = !cancel_.empty() && (streak_ < limit_ || ready_.empty());
@@ -86,7 +78,7 @@ void policy_matches_model() {
 
     const int steps = *rc::gen::inRange(1, 200);
     for (int step = 0; step < steps; ++step) {
-        switch (*rc::gen::weightedElement<int>({{3, 0}, {3, 1}, {1, 2}, {1, 3}})) {
+        switch (*rc::gen::weightedElement<int>({{3, 0}, {3, 1}, {1, 2}})) {
             case 0: {
                 model_task& task = tasks.emplace_back();
                 task.id = static_cast<int>(tasks.size()) - 1;
@@ -99,13 +91,6 @@ void policy_matches_model() {
             case 1:
                 RC_ASSERT(id_of(policy->pop()) == model.pop());
                 break;
-            case 2: {
-                if (model.ready().empty()) break;
-                const int id = *rc::gen::elementOf(model.ready());
-                policy->promote(&tasks[static_cast<std::size_t>(id)]);
-                model.promote(id);
-                break;
-            }
             default: {
                 const std::size_t max = *rc::gen::inRange<std::size_t>(0, stolen.size() + 1);
                 const std::size_t given = policy->steal(stolen.data(), max);

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <utility>
 #include <vector>
 
 #include "test_support.hpp"
@@ -121,4 +122,171 @@ TEST_CASE("cancel lane: ready tasks keep running while a stream of cancellations
     }());
     CHECK(ready_done == 200);
     CHECK(cancelled_seen > 0);
+}
+
+namespace {
+
+/// Waits for `go`, then yields `yields` times, shrugging off cancellation,
+/// and returns how often it was polled since `go`. A task that keeps being
+/// queued after its cancellation was requested.
+task<int> stubborn(test::manual_event& go, int yields) {
+    co_await go.wait();
+    int polls = 1;
+    for (int i = 0; i < yields; ++i) {
+        try {
+            co_await yield_now();
+        } catch (const task_cancelled&) {
+        }
+        ++polls;
+    }
+    co_return polls;
+}
+
+/// Polled `yields + 1` times, shrugging off cancellation after its first
+/// poll; counts its polls in `polls` and returns how many it saw itself.
+task<int> counted_yields(std::atomic<int>& polls, int yields) {
+    int mine = 0;
+    for (int i = 0;; ++i) {
+        ++polls;
+        ++mine;
+        if (i == yields) break;
+        try {
+            co_await yield_now();
+        } catch (const task_cancelled&) {
+        }
+    }
+    co_return mine;
+}
+
+/// Spawns one counted_yields task per slot of `polls` from a worker, so they
+/// queue in its lanes.
+task<void> spawn_counted(std::vector<join_handle<int>>& handles,
+                         std::vector<std::atomic<int>>& polls, int yields) {
+    for (auto& p : polls)
+        handles.push_back(spawn(counted_yields(p, yields)));
+    co_return;
+}
+
+/// Sets its flag when destroyed (moved-from copies set nothing).
+struct flag_on_destroy {
+    explicit flag_on_destroy(bool& flag) noexcept : flag_(&flag) {}
+    flag_on_destroy(flag_on_destroy&& other) noexcept
+        : flag_(std::exchange(other.flag_, nullptr)) {}
+    ~flag_on_destroy() {
+        if (flag_) *flag_ = true;
+    }
+    bool* flag_;
+};
+
+task<void> holding(flag_on_destroy, test::manual_event& go) {
+    co_await go.wait();
+    co_await yield_now();
+}
+
+}  // namespace
+
+// A cancellation that finds a task waiting in the ready lane queues it a
+// second time, in the cancel lane; whichever entry comes out first runs it,
+// the other must be dropped when it comes out. Each case below makes one of
+// the two come out first, and the task keeps being requeued meanwhile.
+TEST_CASE("cancel lane: a task queued twice by its cancellation runs once - stand-in first") {
+    runtime rt;
+    test::manual_event go;
+    rt.block_on([&]() -> task<void> {
+        auto target = spawn(stubborn(go, 5));
+        while (!go.armed())
+            co_await yield_now();
+        std::vector<join_handle<void>> crowd;
+        for (int i = 0; i < 1'000; ++i)
+            crowd.push_back(spawn(busy(2)));
+        go.fire();  // queued in the ready lane, behind the crowd
+        target.cancel();
+        // It runs from its cancel-lane entry and finishes while its first
+        // entry still waits behind the crowd; the frame is released here.
+        auto result = co_await std::move(target);
+        CHECK(result.is_ok());
+        CHECK(result.value() == 6);
+        for (auto& h : crowd)
+            co_await std::move(h);
+    }());
+}
+
+TEST_CASE("cancel lane: a task queued twice by its cancellation is destroyed when joined") {
+    runtime rt;
+    test::manual_event go;
+    bool parameter_destroyed = false;
+    rt.block_on([&]() -> task<void> {
+        auto target = spawn(holding(flag_on_destroy(parameter_destroyed), go));
+        while (!go.armed())
+            co_await yield_now();
+        std::vector<join_handle<void>> crowd;
+        for (int i = 0; i < 1'000; ++i)
+            crowd.push_back(spawn(busy(2)));
+        go.fire();
+        target.cancel();
+        CHECK((co_await std::move(target)).is_cancelled());
+        // Its first entry still waits behind the crowd; its frame, with the
+        // parameter, is gone all the same.
+        CHECK(parameter_destroyed);
+        for (auto& h : crowd)
+            co_await std::move(h);
+    }());
+}
+
+TEST_CASE("cancel lane: a task queued twice by its cancellation runs once - own entry first") {
+    // A streak limit of 1 lets the ready lane's head out after one cancel pop.
+    runtime_config config;
+    config.lanes.options["three_lane"]["cancel_streak_limit"] = std::int64_t{1};
+    runtime rt(config);
+    test::manual_event go, never_a, never_b;
+    long unwound_a = -1, unwound_b = -1;
+    rt.block_on([&]() -> task<void> {
+        auto target = spawn(stubborn(go, 5));
+        auto first = spawn(cancelled_later(never_a, unwound_a));
+        auto second = spawn(cancelled_later(never_b, unwound_b));
+        while (!go.armed() || !never_a.armed() || !never_b.armed())
+            co_await yield_now();
+        go.fire();        // ready: [target]
+        first.cancel();   // cancel: [first]
+        second.cancel();  // cancel: [first, second]
+        target.cancel();  // cancel: [first, second, target's stand-in]
+        // Pops: first, then target from the ready lane (the streak is spent),
+        // second, then the stand-in, which must be dropped.
+        auto result = co_await std::move(target);
+        CHECK(result.is_ok());
+        CHECK(result.value() == 6);
+        CHECK((co_await std::move(first)).is_cancelled());
+        CHECK((co_await std::move(second)).is_cancelled());
+    }());
+}
+
+TEST_CASE("cancel lane: on two workers tasks cancelled from outside while stolen run once each") {
+    runtime_config config;
+    config.flavor = "multi_thread";
+    config.workers = 2;
+    runtime rt(config);
+    constexpr int count = 2'000;
+    constexpr int yields = 20;
+    std::vector<std::atomic<int>> polls(count);
+    std::vector<join_handle<int>> handles;
+    rt.block_on([&]() -> task<void> {
+        auto spawner = spawn(spawn_counted(handles, polls, yields));
+        co_await std::move(spawner);
+        // From this thread, which drives no worker: each request reaches the
+        // task's worker through its inbox while the other worker steals.
+        for (auto& h : handles)
+            h.cancel();
+        for (int i = 0; i < count; ++i) {
+            auto result = co_await std::move(handles[static_cast<std::size_t>(i)]);
+            const int seen = polls[static_cast<std::size_t>(i)].load();
+            if (result.is_ok()) {
+                CHECK(result.value() == yields + 1);
+                CHECK(seen == yields + 1);
+            } else {
+                // Cancelled before its first poll: its body never ran.
+                CHECK(result.is_cancelled());
+                CHECK(seen == 0);
+            }
+        }
+    }());
 }

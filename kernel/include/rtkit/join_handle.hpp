@@ -28,10 +28,12 @@ inline bool join_install_waker(task_header* t) {
     if (t->state.fetch_and(~join_waker, std::memory_order_acq_rel) & complete) return false;
     task_extras& extras = t->get_extras();
     task_header* self = current_task();
-    if (extras.joiner != self) {
-        if (extras.joiner) extras.joiner->release();  // a joiner that went away
+    // Only joiners write it, one at a time, while join_waker is clear.
+    task_header* const previous = extras.joiner.load(std::memory_order_relaxed);
+    if (previous != self) {
+        if (previous) previous->release();  // a joiner that went away
         self->add_ref();
-        extras.joiner = self;
+        extras.joiner.store(self, std::memory_order_relaxed);
     }
     return !(t->state.fetch_or(join_waker, std::memory_order_acq_rel) & complete);
 }

@@ -22,6 +22,12 @@ namespace detail {
 /// recently freed frames) instead of straight from malloc.
 void* allocate_frame(std::size_t size);
 void free_frame(void* frame, std::size_t size) noexcept;
+/// A frame destroyed while a stale lane entry still points into it keeps its
+/// memory for that entry (task_header::destroy_frame): around its destruction
+/// this holds the frame's address, and its operator delete leaves the size in
+/// kept_frame_size_slot instead of freeing it.
+extern __thread void* frame_to_keep_slot __attribute__((tls_model("initial-exec")));
+extern __thread std::size_t kept_frame_size_slot __attribute__((tls_model("initial-exec")));
 /// Bytes the frame allocator has mapped from the system so far (it never
 /// unmaps): with frames reused, this stops growing once the load is steady.
 /// Zero in sanitizer builds, whose frames come from the global allocator.
@@ -39,7 +45,13 @@ struct promise_base : task_header {
     }
 
     static void* operator new(std::size_t size) { return allocate_frame(size); }
-    static void operator delete(void* frame, std::size_t size) noexcept { free_frame(frame, size); }
+    static void operator delete(void* frame, std::size_t size) noexcept {
+        if (frame == frame_to_keep_slot) [[unlikely]] {
+            kept_frame_size_slot = size;
+            return;
+        }
+        free_frame(frame, size);
+    }
 
     /// Every task starts suspended. Its first resumption is a cancellation
     /// point: a task cancelled before its first poll ends cancelled without

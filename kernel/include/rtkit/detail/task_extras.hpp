@@ -1,6 +1,7 @@
 #pragma once
 // Per-task state that most tasks never need, allocated on first use.
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <thread>
@@ -12,13 +13,43 @@ namespace rtkit::detail {
 
 struct timeout_state;
 
+/// A task's second lane entry. A cancellation request that finds the task
+/// waiting in a ready lane queues this in the cancel lane of the same worker
+/// (worker::promote), so the task unwinds promptly. The task is then queued
+/// twice: whichever entry leaves its lane first is the task's, and the other
+/// is dropped when it comes out (kernel/src/lane_entries.hpp).
+struct cancel_stand_in : lane_entry {
+    /// Which of the task's entries are queued as twins.
+    enum class twins : std::uint8_t {
+        none,               ///< at most one entry is queued, and it is live
+        both_queued,        ///< promoted: the first to come out runs the task
+        own_is_stale,       ///< the stand-in came out first; the task's entry is to be dropped
+        stand_in_is_stale,  ///< the task's entry came out first; this one is to be dropped
+        /// The task's frame was destroyed while its stale entry still waited
+        /// in a lane: the frame's memory (and the extras) are kept for the
+        /// lane until that entry comes out, which frees them.
+        own_is_stale_frame_gone,
+        /// The same for a stale stand-in: the extras are kept.
+        stand_in_is_stale_frame_gone,
+    };
+    cancel_stand_in(task_header* of, task_extras* in) noexcept : task(of), extras(in) {
+        state.store(task_state::stand_in, std::memory_order_relaxed);
+    }
+    task_header* const task;
+    task_extras* const extras;  ///< the extras this stand-in is part of
+    std::atomic<twins> queued{twins::none};
+    /// Once the frame's memory is kept for a stale entry: its size.
+    std::size_t kept_frame_size = 0;
+};
+
 /// Starts with the task's region (task_extras_region), which moves here from
 /// the header when the extras are made.
 struct task_extras : task_extras_region {
     /// The task awaiting the join handle (holding a reference), valid while
     /// the task's state has join_waker. Here rather than in the header: only
-    /// a join that has to wait needs it.
-    task_header* joiner = nullptr;
+    /// a join that has to wait needs it. Atomic: a joiner polled again may
+    /// look at it while the task's completion takes it.
+    std::atomic<task_header*> joiner{nullptr};
     /// The reason of the first cancellation request; set once, then read-only.
     std::atomic<cancel_reason*> reason{nullptr};
     /// Where spawns go while the task runs a region scope (null: its own region).
@@ -34,6 +65,9 @@ struct task_extras : task_extras_region {
     std::exception_ptr unobserved_failure;
     /// The task's id once someone asked for it (task_header::id), else 0.
     std::atomic<std::uint64_t> id{0};
+    /// The task's second lane entry, used once a cancellation was requested.
+    cancel_stand_in stand_in;
+    explicit task_extras(task_header* of) noexcept : stand_in(of, this) {}
     ~task_extras() { delete reason.load(std::memory_order_acquire); }
 };
 

@@ -58,6 +58,9 @@ inline constexpr std::uint64_t outcome_owned = 1ull << 10;
 /// references do; without it a task is only ever awaited inline. Set before
 /// any other thread sees the task.
 inline constexpr std::uint64_t spawned = 1ull << 11;
+/// Never a task's: the constant state of a cancel_stand_in, which is how the
+/// kernel tells a stand-in from a task when a lane hands an entry back.
+inline constexpr std::uint64_t stand_in = 1ull << 12;
 /// The high half of the state word counts references: this is one.
 inline constexpr std::uint64_t one_ref = 1ull << 32;
 inline constexpr std::uint64_t refs_mask = ~0ull << 32;
@@ -87,17 +90,23 @@ struct leaf_check {
 /// flag of the poll, not of the task, since only the poll that yields needs it.
 extern __thread bool yield_requested_slot __attribute__((tls_model("initial-exec")));
 
+/// What the kernel queues in a lane policy (and in its injector and inboxes):
+/// a task itself, or the task's cancel_stand_in. Both start with a state word,
+/// so one load after a pop tells them apart (task_state::stand_in).
+struct lane_entry : schedulable {
+    /// A task's task_state bits, and in the high half its reference count:
+    /// one word, so that a task finishes and drops the store's reference in
+    /// one locked instruction. A stand-in's is task_state::stand_in.
+    std::atomic<std::uint64_t> state{0};
+};
+
 /// Scheduling record embedded in every task's coroutine promise, so a spawned
 /// task costs exactly one allocation: its coroutine frame.
 ///
 /// Life: the references count the task store (until the task completes), the
 /// join handle, and each waker. The frame is destroyed when the count reaches
 /// zero.
-struct task_header : schedulable {
-    /// The task_state bits, and in the high half the reference count: one
-    /// word, so that a task finishes and drops the store's reference in one
-    /// locked instruction.
-    std::atomic<std::uint64_t> state{0};
+struct task_header : lane_entry {
     union {
         /// Until the task finishes: the innermost coroutine of it that is
         /// suspended. Tasks awaited inline move it down and back up, so the
