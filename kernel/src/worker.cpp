@@ -423,7 +423,8 @@ void worker::complete(task_header* task) noexcept {
         }
     }
     task->state.fetch_or(task_state::complete, std::memory_order_acq_rel);
-    task->extras()->joiner.exchange(nullptr, std::memory_order_relaxed)->adopt_as_waker().wake();
+    if (task_header* joiner = task->extras()->joiner.exchange(nullptr, std::memory_order_acq_rel))
+        joiner->adopt_as_waker().wake();
     task->release();  // the store's reference
     region->leave();
 }

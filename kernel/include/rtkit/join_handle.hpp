@@ -28,12 +28,13 @@ inline bool join_install_waker(task_header* t) {
     if (t->state.fetch_and(~join_waker, std::memory_order_acq_rel) & complete) return false;
     task_extras& extras = t->get_extras();
     task_header* self = current_task();
-    // Only joiners write it, one at a time, while join_waker is clear.
-    task_header* const previous = extras.joiner.load(std::memory_order_relaxed);
-    if (previous != self) {
-        if (previous) previous->release();  // a joiner that went away
+    // Whoever takes a joiner out of the field owns its reference: a joiner
+    // that went away is released here, unless the completion took it first
+    // (and woke it, harmlessly).
+    if (extras.joiner.load(std::memory_order_relaxed) != self) {
         self->add_ref();
-        extras.joiner.store(self, std::memory_order_relaxed);
+        if (task_header* previous = extras.joiner.exchange(self, std::memory_order_acq_rel))
+            previous->release();
     }
     return !(t->state.fetch_or(join_waker, std::memory_order_acq_rel) & complete);
 }
