@@ -1,5 +1,7 @@
 #include "lane_entries.hpp"
 
+#include <utility>
+
 #include "rtkit/task.hpp"
 
 namespace rtkit::detail {
@@ -79,10 +81,15 @@ bool destroy_frame_leaving_stale_twin(task_header& task, task_extras& extras) {
     void* const frame = task.frame().address();
     if (own_is_stale) {
         // The stale entry is the task's header, in the frame: destroy what
-        // the frame holds but keep its memory.
+        // the frame holds but keep its memory. Destroying it may destroy
+        // another such frame on this thread (a join handle it holds), so the
+        // slot is restored, not cleared, and the size read right after: this
+        // frame's operator delete is the last thing its destruction does.
         struct keeping {
-            explicit keeping(void* frame) noexcept { frame_to_keep_slot = frame; }
-            ~keeping() { frame_to_keep_slot = nullptr; }
+            explicit keeping(void* frame) noexcept
+                : outer(std::exchange(frame_to_keep_slot, frame)) {}
+            ~keeping() { frame_to_keep_slot = outer; }
+            void* const outer;
         } memory_kept(frame);
         task.frame().destroy();
         extras.stand_in.kept_frame_size = kept_frame_size_slot;

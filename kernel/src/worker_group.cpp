@@ -178,7 +178,7 @@ void worker_group::retire() noexcept {
     // hand, worker after worker, until nothing is left (a task finishing on
     // one worker may wake one on another).
     // Until the lanes are empty too: a task that finished may leave the
-    // stale twin of its entry there, holding a reference (lane_entries.hpp).
+    // stale twin of its entry there, keeping its memory (lane_entries.hpp).
     auto lanes_hold_entries = [this] {
         for (const auto& w : workers_)
             if (w->queued() > 0) return true;

@@ -183,6 +183,24 @@ task<void> holding(flag_on_destroy, test::manual_event& go) {
     co_await yield_now();
 }
 
+/// Holds `child` as a parameter, so the child's last reference goes with
+/// this task's frame; cancels it once `go` fires.
+task<void> cancelling_child(join_handle<void> child, test::manual_event& go) {
+    co_await go.wait();
+    child.cancel();
+    co_await yield_now();
+}
+
+/// Sets `unwound` when its body unwinds, and `destroyed` with its frame.
+task<void> marked(flag_on_destroy, bool& unwound, test::manual_event& go) {
+    struct mark {
+        bool& set;
+        ~mark() { set = true; }
+    } on_unwind{unwound};
+    co_await go.wait();
+    co_await yield_now();
+}
+
 }  // namespace
 
 // A cancellation that finds a task waiting in the ready lane queues it a
@@ -316,4 +334,32 @@ TEST_CASE("cancel lane: a runtime shut down with stale entries queued frees what
         CHECK(parameter_destroyed);
     }
     // Leak checking (AddressSanitizer) sees whether shutdown freed it.
+}
+
+TEST_CASE("cancel lane: a frame kept for a stale entry may hold another such task") {
+    // Both tasks run from their stand-ins and leave their own entries stale
+    // behind the crowd; destroying the parent's frame drops the child's last
+    // reference inside it, so the child's frame is kept and destroyed within
+    // the parent's.
+    runtime rt;
+    test::manual_event go_parent, go_child;
+    bool child_unwound = false, child_destroyed = false;
+    rt.block_on([&]() -> task<void> {
+        auto child = spawn(marked(flag_on_destroy(child_destroyed), child_unwound, go_child));
+        auto parent = spawn(cancelling_child(std::move(child), go_parent));
+        while (!go_parent.armed() || !go_child.armed())
+            co_await yield_now();
+        std::vector<join_handle<void>> crowd;
+        for (int i = 0; i < 1'000; ++i)
+            crowd.push_back(spawn(busy(2)));
+        go_child.fire();   // ready: [crowd, child]
+        go_parent.fire();  // ready: [crowd, child, parent]
+        parent.cancel();   // the parent runs first and cancels the child
+        while (!child_unwound)
+            co_await yield_now();
+        CHECK((co_await std::move(parent)).is_cancelled());
+        CHECK(child_destroyed);
+        for (auto& h : crowd)
+            co_await std::move(h);
+    }());
 }
