@@ -22,6 +22,9 @@ inline schedulable* entry_to_queue(task_header* task, std::uint64_t state) noexc
         return task;
     return entry_to_queue_cancelled(task);
 }
+inline schedulable* entry_to_queue(task_header* task) noexcept {
+    return entry_to_queue(task, task->state.load(std::memory_order_relaxed));
+}
 
 /// The task an entry from the injector or an inbox stands for (such an entry
 /// is never stale: only lanes hold twins).

@@ -136,10 +136,8 @@ bool multi_thread_driver::park(worker& w, bool searching) {
     idle_workers& idle = group_.idle();
     if (idle.park(w.index(), searching)) {
         // The last searcher: work that came while it searched woke nobody.
-        bool pending = !group_.injector_looks_empty();
-        for (std::size_t i = 0; i < group_.size() && !pending; ++i)
-            pending = group_.worker_at(i).queued() > 0;
-        if (pending) group_.notify_work_available();
+        if (!group_.injector_looks_empty() || group_.lanes_hold_entries())
+            group_.notify_work_available();
     }
     const std::optional<instant> deadline = w.next_deadline();
     duration timeout{-1};

@@ -17,6 +17,16 @@ constexpr unsigned drain_deadline_check_interval = 16;
 task_header* as_task(schedulable* s) noexcept {
     return static_cast<task_header*>(s);
 }
+// An entry the lanes just gave back (under the lanes lock): a task's own
+// entry is no longer where a promotion looks. Returns the entry's state
+// word, which tells a stand-in from a task (task_leaving_lane).
+[[gnu::always_inline]] inline std::uint64_t left_lanes(schedulable* entry) noexcept {
+    const std::uint64_t state =
+        static_cast<lane_entry*>(entry)->state.load(std::memory_order_relaxed);
+    if (!(state & task_state::stand_in))
+        as_task(entry)->lanes_of.store(task_header::not_in_lanes, std::memory_order_relaxed);
+    return state;
+}
 }  // namespace
 
 worker::worker(worker_group& group, std::uint16_t index, std::shared_ptr<timer_driver> timers,
@@ -47,9 +57,7 @@ void worker::lock_from_now() noexcept {
         schedulable* const next = lanes_->pop();
         std::uint64_t state = 0;
         if (next) {
-            state = static_cast<lane_entry*>(next)->state.load(std::memory_order_relaxed);
-            if (!(state & task_state::stand_in))
-                as_task(next)->lanes_of.store(task_header::not_in_lanes, std::memory_order_relaxed);
+            state = left_lanes(next);
             queued_.store(queued_.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
         }
         if (shared_) lanes_lock_.unlock();
@@ -86,12 +94,8 @@ std::size_t worker::steal_into(task_header** out, std::size_t max) noexcept {
     schedulable* entries[max_steal];
     const std::size_t taken = lanes_->steal(entries, std::min({max, half, max_steal}));
     std::uint64_t states[max_steal];
-    for (std::size_t i = 0; i < taken; ++i) {
-        states[i] = static_cast<lane_entry*>(entries[i])->state.load(std::memory_order_relaxed);
-        if (!(states[i] & task_state::stand_in))
-            as_task(entries[i])
-                ->lanes_of.store(task_header::not_in_lanes, std::memory_order_relaxed);
-    }
+    for (std::size_t i = 0; i < taken; ++i)
+        states[i] = left_lanes(entries[i]);
     queued_.store(queued_.load(std::memory_order_relaxed) - taken, std::memory_order_relaxed);
     lanes_lock_.unlock();
     std::size_t tasks = 0;
@@ -204,7 +208,7 @@ std::optional<instant> worker::next_deadline() const noexcept {
 // --- The inbox. ---
 
 void worker::send_task(task_header* task) noexcept {
-    tasks_in_.push(entry_to_queue(task, task->state.load(std::memory_order_relaxed)));
+    tasks_in_.push(entry_to_queue(task));
     parker_.unpark();
 }
 

@@ -59,7 +59,7 @@ void worker_group::inject(task_header* task) noexcept {
         task->extras()->local_home->owner().send_task(task);
         return;
     }
-    injector_.push(entry_to_queue(task, task->state.load(std::memory_order_relaxed)));
+    injector_.push(entry_to_queue(task));
     if (const auto index = idle_.worker_to_notify_after_rmw())
         workers_[*index]->park_state().unpark();
 }
@@ -130,6 +130,12 @@ std::size_t worker_group::live_tasks() const noexcept {
     return live;
 }
 
+bool worker_group::lanes_hold_entries() const noexcept {
+    for (const auto& w : workers_)
+        if (w->queued() > 0) return true;
+    return false;
+}
+
 bool worker_group::spawns_in_flight() const noexcept {
     // Last in each round: a task found in no queue may have been taken out
     // inside an admission that began before. An admission is short, so wait
@@ -179,11 +185,6 @@ void worker_group::retire() noexcept {
     // one worker may wake one on another).
     // Until the lanes are empty too: a task that finished may leave the
     // stale twin of its entry there, keeping its memory (lane_entries.hpp).
-    auto lanes_hold_entries = [this] {
-        for (const auto& w : workers_)
-            if (w->queued() > 0) return true;
-        return false;
-    };
     for (int round = 0;
          round < retire_rounds && (spawns_in_flight() || live_tasks() > 0 || lanes_hold_entries());
          ++round) {

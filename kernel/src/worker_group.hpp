@@ -126,6 +126,8 @@ class worker_group {
     void unpark_all() noexcept;
     /// How many tasks are alive in all stores (a snapshot, any thread).
     std::size_t live_tasks() const noexcept;
+    /// True when some worker's lanes hold an entry (a snapshot, any thread).
+    bool lanes_hold_entries() const noexcept;
     /// True when spawned tasks may wait in the injector or an inbox (any
     /// thread); for tasks on their way from there into a store it waits a
     /// little. Checked before live_tasks(), a false answer means every spawn
