@@ -146,8 +146,11 @@ class worker {
     }
     /// True when the inbox may hold something (a hint for parking).
     bool inbox_may_have_items() const noexcept {
-        return !tasks_in_.looks_empty() || !requests_in_.looks_empty();
+        return inbox_may_hold_tasks() || !requests_in_.looks_empty();
     }
+    /// Tasks only: a request alone (a timer to arm, a move to the cancel
+    /// lane) may outlive its task and keeps nothing alive.
+    bool inbox_may_hold_tasks() const noexcept { return !tasks_in_.looks_empty(); }
     /// How many tasks the lanes hold (a snapshot).
     std::size_t queued() const noexcept { return queued_.load(std::memory_order_relaxed); }
 

@@ -147,7 +147,7 @@ bool worker_group::spawns_in_flight() const noexcept {
     for (int round = 0; round < 1000; ++round) {
         if (!injector_.looks_empty()) return true;
         for (const auto& w : workers_)
-            if (w->inbox_may_have_items()) return true;
+            if (w->inbox_may_hold_tasks()) return true;
         if (admitting_.load(std::memory_order_seq_cst) == 0) return false;
         std::this_thread::yield();
     }

@@ -4,9 +4,11 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <latch>
 #include <utility>
 #include <vector>
 
+#include "../support/deadlock_watchdog.hpp"
 #include "test_support.hpp"
 
 using namespace rtkit;
@@ -362,4 +364,61 @@ TEST_CASE("cancel lane: a frame kept for a stale entry may hold another such tas
         for (auto& h : crowd)
             co_await std::move(h);
     }());
+}
+
+TEST_CASE(
+    "cancel lane: a finished task leaves the runtime quiescent though its move request is unread") {
+    // One worker thread, held in turn by two tasks while this thread looks:
+    // - `gate` holds it while the task `target` waits in its ready lane, and
+    //   this thread cancels `target`: the request to move it to the cancel
+    //   lane waits in the worker's inbox;
+    // - `target` then runs from its own entry and finishes;
+    // - `last` finishes, and its parameter's destructor holds the worker
+    //   until this thread has asked whether the runtime is quiescent. No task
+    //   is alive then; only the request, now pointless, is unread.
+    test::run_or_abort_on_deadlock("a worker held by its own test", [] {
+        runtime_config config;
+        config.flavor = "multi_thread";
+        config.workers = 1;
+        runtime rt(config);
+        std::latch gate_reached{1}, gate_open{1}, last_dying{1}, looked{1};
+        struct holds_worker_when_destroyed {
+            std::latch* dying;
+            std::latch* released;
+            holds_worker_when_destroyed(std::latch& d, std::latch& r) : dying(&d), released(&r) {}
+            holds_worker_when_destroyed(holds_worker_when_destroyed&& o) noexcept
+                : dying(std::exchange(o.dying, nullptr)), released(o.released) {}
+            ~holds_worker_when_destroyed() {
+                if (!dying) return;
+                dying->count_down();
+                released->wait();
+            }
+        };
+        join_handle<void> target = rt.block_on([&]() -> task<join_handle<void>> {
+            // Spawned from the worker, so all three queue on it in this order.
+            co_return (co_await spawn([&]() -> task<join_handle<void>> {
+                (void)spawn([](std::latch& reached, std::latch& open) -> task<void> {
+                    reached.count_down();
+                    open.wait();
+                    co_return;
+                }(gate_reached, gate_open));
+                auto t = spawn([]() -> task<void> { co_return; }());
+                (void)spawn([](holds_worker_when_destroyed) -> task<void> {
+                    co_return;
+                }(holds_worker_when_destroyed{last_dying, looked}));
+                co_return t;
+            }()))
+                .value();
+        }());
+        gate_reached.wait();
+        target.cancel(cancel_reason{"stop"});
+        gate_open.count_down();
+        last_dying.wait();
+        rt.block_on([](join_handle<void> t) -> task<void> {
+            (void)co_await std::move(t);
+        }(std::move(target)));
+        const bool quiescent = rt.is_quiescent();
+        looked.count_down();
+        CHECK(quiescent);
+    });
 }
