@@ -57,13 +57,12 @@ bool idle_workers::stop_searching() noexcept {
     return (state_.fetch_sub(1, std::memory_order_seq_cst) & searching_mask) == 1;
 }
 
-bool idle_workers::park(std::uint16_t index, bool was_searching) noexcept {
+void idle_workers::park(std::uint16_t index, bool was_searching) noexcept {
     std::lock_guard lock(parked_mutex_);
     const std::uint32_t minus = unparked_one + (was_searching ? 1 : 0);
-    const std::uint32_t before = state_.fetch_sub(minus, std::memory_order_seq_cst);
+    state_.fetch_sub(minus, std::memory_order_seq_cst);
     parked_.push_back(index);
     is_parked_[index] = true;
-    return was_searching && (before & searching_mask) == 1;
 }
 
 bool idle_workers::is_parked(std::uint16_t index) noexcept {

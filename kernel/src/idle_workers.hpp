@@ -38,9 +38,8 @@ class idle_workers {
     bool try_start_searching() noexcept;
     /// A searching worker found work. True when it was the last searcher.
     bool stop_searching() noexcept;
-    /// Worker `index` parks (it was searching or not). True when it was the
-    /// last searcher.
-    bool park(std::uint16_t index, bool was_searching) noexcept;
+    /// Worker `index` parks (it was searching or not).
+    void park(std::uint16_t index, bool was_searching) noexcept;
     /// Worker `index` woke up. True when new work woke it (worker_to_notify
     /// picked it): it then counts as searching. Otherwise (its own timer, its
     /// inbox, shutdown) it takes itself off the list and counts as awake.

@@ -134,11 +134,14 @@ bool multi_thread_driver::steal(worker& w) {
 
 bool multi_thread_driver::park(worker& w, bool searching) {
     idle_workers& idle = group_.idle();
-    if (idle.park(w.index(), searching)) {
-        // The last searcher: work that came while it searched woke nobody.
-        if (!group_.injector_looks_empty() || group_.lanes_hold_entries())
-            group_.notify_work_available();
-    }
+    idle.park(w.index(), searching);
+    // Work may have come that woke nobody: while this worker searched, if it
+    // was the last searcher; or, if it was refused searching because another
+    // worker searched, that one may have found work, stopped and looked for
+    // parked workers just before this one parked. Either way, look again now
+    // that it counts as parked (its seq_cst RMW orders the two looks).
+    if (!group_.injector_looks_empty() || group_.lanes_hold_entries())
+        group_.notify_work_available();
     const std::optional<instant> deadline = w.next_deadline();
     duration timeout{-1};
     if (deadline) timeout = std::max(duration{0}, *deadline - w.now());

@@ -168,6 +168,39 @@ TEST_CASE("multi_thread: tasks injected together reach a second worker while the
     });
 }
 
+TEST_CASE("multi_thread: a worker refused searching still sees work the searcher leaves") {
+    // A fresh runtime per round: its workers start awake, one of them
+    // searching. The other is refused searching and heads for parking while
+    // the searcher takes both injected tasks and runs the first, which holds
+    // its thread until the second has run. The second can only be stolen by
+    // the worker that was refused, so that worker must look at the lanes
+    // once more when it parks, whether or not it was the last searcher.
+    test::run_or_abort_on_deadlock(
+        "work left behind a worker that parked without searching",
+        [] {
+            for (int round = 0; round < 300; ++round) {
+                runtime rt(multi_thread(2));
+                std::atomic<bool> second_ran{false};
+                const bool first_saw_it = rt.block_on([&]() -> task<bool> {
+                    auto first = spawn([](std::atomic<bool>& ran) -> task<bool> {
+                        const auto deadline = std::chrono::steady_clock::now() + 5s;
+                        while (!ran.load() && std::chrono::steady_clock::now() < deadline)
+                            std::this_thread::yield();
+                        co_return ran.load();
+                    }(second_ran));
+                    auto second = spawn([](std::atomic<bool>& ran) -> task<void> {
+                        ran.store(true);
+                        co_return;
+                    }(second_ran));
+                    co_await std::move(second);
+                    co_return (co_await std::move(first)).value();
+                }());
+                REQUIRE_MESSAGE(first_saw_it, "round " << round);
+            }
+        },
+        60s);
+}
+
 TEST_CASE("multi_thread: work reachable only by stealing gets done") {
     test::run_or_abort_on_deadlock("work only another worker can steal", [] {
         runtime rt(multi_thread(2));
