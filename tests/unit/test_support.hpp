@@ -18,11 +18,15 @@ class manual_event {
     struct awaiter {
         manual_event& event;
         bool await_ready() const noexcept { return event.fired_.load(); }
-        void await_suspend(std::coroutine_handle<>) {
+        bool await_suspend(std::coroutine_handle<>) {
             std::lock_guard lock(event.mutex_);
+            // Fired since await_ready (from another thread): fire() found no
+            // waker to wake, so do not wait for one.
+            if (event.fired_.load()) return false;
             event.waiter_ = current_waker();
             event.armed_.store(true);
             event.armed_changed_.notify_all();
+            return true;
         }
         void await_resume() noexcept {}
     };
