@@ -47,9 +47,6 @@ bool claim_queue(task_header* task, std::uint64_t queued_as) noexcept {
     task->start_with_state(task_state::running | bits);
 }
 
-/// Where the lanes say `task` waits: a worker index, with this bit in the cancel lane.
-constexpr std::uint16_t in_cancel_lane = 0x8000;
-
 }  // namespace
 
 handle* handle::driven_here() const noexcept {
@@ -63,6 +60,14 @@ instant handle::now() const noexcept {
 
 void wake_task(task_header* task) noexcept {
     using namespace task_state;
+    if ((task->lanes_of.load(std::memory_order_relaxed) & worker::where_kind) ==
+        worker::in_suspended) {
+        // Suspended in this batch, still marked running: the thread driving
+        // its worker requeues it as is; any other marks it notified below.
+        handle* here = task->home().driven_here();
+        if (here && !here->group().steals() && here->owner().requeue_if_suspended_here(task))
+            return;
+    }
     if (task->state.load(std::memory_order_acquire) & root) {
         // The flag lives in the root's own state word, which a waker keeps alive.
         if (task->state.fetch_or(root_woken, std::memory_order_seq_cst) & (root_woken | complete))
@@ -102,10 +107,12 @@ bool wake_if_polled_here(task_header* task) noexcept {
     // With thieves around, another worker could take the task and run it
     // before the caller is done with it.
     if (!here || here->group().steals()) return false;
+    worker& w = here->owner();
+    if (w.requeue_if_suspended_here(task)) return true;
     // Queue it already marked running, as a yield requeues: the worker then
     // skips the scheduled -> running transition, one locked instruction less
     // per wake. Wakes while it waits in the queue only mark it notified.
-    if (claim_queue(task, task_state::running)) here->owner().push(task);
+    if (claim_queue(task, task_state::running)) w.push(task);
     return true;
 }
 
@@ -183,7 +190,9 @@ void handle::request_cancel(task_header* task, cancel_reason reason) {
     // Waiting in a ready lane: moved to its worker's cancel lane, so that it
     // unwinds promptly however many ready tasks are ahead of it.
     const std::uint16_t where = task->lanes_of.load(std::memory_order_relaxed);
-    if (where == task_header::not_in_lanes || (where & in_cancel_lane)) return;
+    // Not in a ready lane: nowhere, already in the cancel lane, or among its
+    // worker's just-suspended tasks (the wake above requeued it, or will).
+    if (where == task_header::not_in_lanes || (where & worker::where_kind)) return;
     worker& w_lanes = group_->worker_at(where);
     if (driving() == &w_lanes.get_handle()) {
         w_lanes.promote(task);

@@ -20,8 +20,10 @@ namespace detail {
 
 namespace {
 
-/// The most workers a runtime may have (worker indexes leave one bit free).
-constexpr int max_workers = 0x7FFF;
+/// The most workers a runtime may have: a worker index leaves the two high
+/// bits of task_header::lanes_of free (worker::where_kind).
+constexpr int max_workers = 0x3FFF;
+static_assert((max_workers & detail::worker::where_kind) == 0);
 
 /// A plugin chosen for a slot: the file, its options, and a name for diagnostics.
 struct chosen_plugin {

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "rtkit/detail/task_extras.hpp"
 #include "thread_context.hpp"
@@ -23,8 +24,13 @@ task_header* as_task(schedulable* s) noexcept {
 [[gnu::always_inline]] inline std::uint64_t left_lanes(schedulable* entry) noexcept {
     const std::uint64_t state =
         static_cast<lane_entry*>(entry)->state.load(std::memory_order_relaxed);
-    if (!(state & task_state::stand_in))
-        as_task(entry)->lanes_of.store(task_header::not_in_lanes, std::memory_order_relaxed);
+    if (!(state & task_state::stand_in)) {
+        std::atomic<std::uint16_t>& where = as_task(entry)->lanes_of;
+        // Unless this is a stale own entry of a task that ran from its
+        // stand-in and has suspended since: it keeps its suspended slot.
+        if ((where.load(std::memory_order_relaxed) & worker::where_kind) != worker::in_suspended)
+            where.store(task_header::not_in_lanes, std::memory_order_relaxed);
+    }
     return state;
 }
 }  // namespace
@@ -324,11 +330,22 @@ void worker::carry_out(remote_request& request) {
     return true;
 }
 
+namespace {
+/// Ends a dispatch batch, however it ends (a plugin's error may leave it):
+/// no task stays marked running once the worker is left alone.
+struct settle_at_batch_end {
+    worker& w;
+    ~settle_at_batch_end() { w.settle_suspended(); }
+};
+}  // namespace
+
 bool worker::run_once() {
+    settle_at_batch_end settle{*this};
     return poll_next();
 }
 
 std::size_t worker::run_batch(std::size_t limit) {
+    settle_at_batch_end settle{*this};
     std::size_t polls = 0;
     while (polls < limit && poll_next())
         ++polls;
@@ -338,6 +355,7 @@ std::size_t worker::run_batch(std::size_t limit) {
 void worker::maintain() {
     const bool busy_turn = tick_ >= maintenance_interval;
     tick_ = 0;
+    settle_suspended();
     drain_inbox();
     fire_due_timers();
     // A busy worker still picks up I/O readiness every interval.
@@ -401,12 +419,40 @@ void worker::run_until_drained(instant deadline) {
         push(task);  // still `running`
         return;
     }
+    after_suspend(task);
+}
+
+void worker::after_suspend(task_header* task) noexcept {
+    using namespace task_state;
     std::uint64_t s = task->state.load(std::memory_order_relaxed);
+    if (!shared_ && !(s & notified) && suspended_count_ < suspended_capacity) {
+        task->lanes_of.store(static_cast<std::uint16_t>(in_suspended | suspended_count_),
+                             std::memory_order_relaxed);
+        suspended_[suspended_count_++] = task;
+        return;
+    }
     std::uint64_t next;
     do {  // running -> idle, or back to scheduled if woken while running
         next = (s & notified) ? (s & ~(running | notified)) | scheduled : s & ~running;
     } while (!task->state.compare_exchange_weak(s, next, std::memory_order_acq_rel));
     if (s & notified) push(task);
+}
+
+void worker::settle_suspended() noexcept {
+    using namespace task_state;
+    if (suspended_count_ == 0) return;
+    for (std::size_t i = 0; i < suspended_count_; ++i) {
+        task_header* task = std::exchange(suspended_[i], nullptr);
+        if (!task) continue;
+        task->lanes_of.store(task_header::not_in_lanes, std::memory_order_relaxed);
+        std::uint64_t s = task->state.load(std::memory_order_relaxed);
+        std::uint64_t next;
+        do {  // running -> idle, or requeued as it is if woken from elsewhere
+            next = (s & notified) ? s & ~notified : s & ~running;
+        } while (!task->state.compare_exchange_weak(s, next, std::memory_order_acq_rel));
+        if (s & notified) push(task);
+    }
+    suspended_count_ = 0;
 }
 
 void worker::complete(task_header* task) noexcept {

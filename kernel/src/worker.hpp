@@ -1,6 +1,7 @@
 #pragma once
 // One worker: its lanes, timers, task store and inbox, and the dispatch loop
 // that pops a task and polls it.
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -67,6 +68,19 @@ class worker {
     void take_in(task_header* task);
     /// Moves a task queued here to the cancel lane; nothing if it left.
     void promote(task_header* task) noexcept;
+    /// Where a task's own entry sits in a worker's lanes
+    /// (task_header::lanes_of): the worker's index, with this bit in the
+    /// cancel lane. Read only to promote a task, which happens once.
+    static constexpr std::uint16_t in_cancel_lane = 0x8000;
+    /// Where a task among suspended_ sits (task_header::lanes_of): its slot
+    /// there, with this bit. Never in a worker index (runtime.cpp's
+    /// max_workers).
+    static constexpr std::uint16_t in_suspended = 0x4000;
+    static constexpr std::uint16_t where_kind = in_cancel_lane | in_suspended;
+    /// A wake on the thread driving this worker: when `task` is among the
+    /// tasks that suspended here and are still marked running (see
+    /// suspended_), queues it with no locked instruction and returns true.
+    bool requeue_if_suspended_here(task_header* task) noexcept;
     /// Requests cancellation of every task of this store in `region` or below.
     void cancel_region_tasks(region_node& region);
     /// Arms and disarms timers in this worker's timer driver. All arming goes
@@ -105,6 +119,10 @@ class worker {
     bool discard_requests() noexcept;
     /// Inbox, due timers, and (every so often) I/O readiness.
     void maintain();
+    /// Marks every task that suspended in this batch idle, or queues it when
+    /// a wake from another thread found it still running and marked it
+    /// notified (see suspended_). Every batch ends with it.
+    void settle_suspended() noexcept;
     /// Fires the timers that are due now (if any is armed).
     void fire_due_timers();
     /// True when some task could run now without waiting (queued work, inbox
@@ -178,10 +196,9 @@ class worker {
     bool poll_next();
     /// Polls `task` once, now.
     void execute(task_header* task);
-    /// Where a task's own entry sits in a worker's lanes
-    /// (task_header::lanes_of): the worker's index, with this bit in the
-    /// cancel lane. Read only to promote a task, which happens once.
-    static constexpr std::uint16_t in_cancel_lane = 0x8000;
+    /// After a poll that suspended `task`: keeps it in suspended_ when it
+    /// can, else marks it idle (or requeues it when it was woken meanwhile).
+    void after_suspend(task_header* task) noexcept;
 
     worker_group& group_;
     const std::uint16_t index_;
@@ -201,6 +218,19 @@ class worker {
     mpsc_queue<remote_request, request_link> requests_in_;
     unsigned tick_ = 0;
     std::size_t armed_timers_ = 0;
+    /// Tasks that suspended during the current dispatch batch, left marked
+    /// running. Marking a task idle after its poll takes a locked
+    /// instruction, and so does claiming it again when it is woken; most
+    /// tasks that wait on a channel or a timer are woken from this same
+    /// thread within a few polls. So a worker no other worker steals from
+    /// keeps them here instead: a wake from this thread requeues one with
+    /// plain stores, and every batch ends by settling the rest. A wake from
+    /// another thread meanwhile finds the task running and marks it
+    /// notified, which the settling sees, so it waits one batch at most.
+    /// Null slots are tasks requeued since.
+    static constexpr std::size_t suspended_capacity = 64;
+    std::array<task_header*, suspended_capacity> suspended_{};
+    std::size_t suspended_count_ = 0;
     /// Local tasks that became runnable while a thread other than their owner
     /// drove the worker; each waits here (still marked scheduled, so further
     /// wakes are no-ops) until its owner drives the worker again.
@@ -226,6 +256,17 @@ inline void worker::push(task_header* task) noexcept {
     task->lanes_of.store(where, std::memory_order_relaxed);
     queued_.store(queued_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     if (shared_) lanes_lock_.unlock();
+}
+
+inline bool worker::requeue_if_suspended_here(task_header* task) noexcept {
+    const std::uint16_t where = task->lanes_of.load(std::memory_order_relaxed);
+    if ((where & where_kind) != in_suspended) return false;
+    const std::size_t slot = where & ~in_suspended;
+    if (slot >= suspended_count_ || suspended_[slot] != task) return false;
+    suspended_[slot] = nullptr;
+    if (slot + 1 == suspended_count_) --suspended_count_;  // a ping-pong stays at one
+    push(task);                                            // still running, as a yield requeues
+    return true;
 }
 
 template <class Stop>

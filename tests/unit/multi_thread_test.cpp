@@ -490,3 +490,10 @@ TEST_CASE("multi_thread: a task spawned by a root that no worker took yet keeps 
     }
     MESSAGE(unquiescent_right_after << " of " << rounds << " rounds found the task still alive");
 }
+
+TEST_CASE("multi_thread: a worker count past the limit is refused before any thread starts") {
+    // Worker indexes share a 16-bit field with two flag bits.
+    CHECK_THROWS_WITH_AS(runtime(multi_thread(0x4000)),
+                         "runtime.workers = 16384: use 0 (one per CPU) up to 16383",
+                         std::invalid_argument);
+}

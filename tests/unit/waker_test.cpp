@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "../support/deadlock_watchdog.hpp"
 #include "fault_plugins.hpp"
 #include "test_support.hpp"
 
@@ -122,4 +123,97 @@ TEST_CASE("waker: a wake from another thread reaches a worker parked between blo
     for (int i = 0; i < 2000 && !done; ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
     CHECK(done);
+}
+
+namespace {
+
+runtime_config flavor_config(const char* flavor) {
+    runtime_config c;
+    c.flavor = flavor;
+    c.workers = 1;
+    return c;
+}
+
+/// What `disturb` does to the waiting task from inside the same dispatch
+/// batch: the task suspended a poll ago and its worker has not yet marked it
+/// idle. The waiting task is spawned first, `disturb` runs in the next task,
+/// both from one spawner on the worker, so they queue in that order.
+template <class Disturb>
+outcome<int> disturb_a_task_suspended_in_this_batch(const char* flavor, Disturb disturb) {
+    runtime rt(flavor_config(flavor));
+    manual_event event;
+    auto result = rt.block_on([](manual_event& e, Disturb& d) -> task<outcome<int>> {
+        // Parameters, not captures: a coroutine lambda's captures die with
+        // the lambda, before the task runs.
+        auto spawner = spawn([](manual_event& e, Disturb& d) -> task<join_handle<outcome<int>>> {
+            auto waiting = spawn([](manual_event& e) -> task<int> {
+                co_await e.wait();     // not a cancellation point: a cancel resumes it
+                co_await yield_now();  // which unwinds here
+                co_return 7;
+            }(e));
+            co_return spawn(
+                [](Disturb& d, manual_event& e, join_handle<int> w) -> task<outcome<int>> {
+                    CHECK(e.armed());  // the waiting task suspended a poll ago
+                    d(e, w);
+                    co_return co_await std::move(w);
+                }(d, e, std::move(waiting)));
+        }(e, d));
+        outcome<join_handle<outcome<int>>> disturbing = co_await std::move(spawner);
+        outcome<outcome<int>> waited = co_await std::move(disturbing).value();
+        co_return std::move(waited).value();
+    }(event, disturb));
+    return result;
+}
+
+}  // namespace
+
+TEST_CASE("waker: a wake from another thread reaches a task that suspended in the running batch") {
+    for (const char* flavor : {"current_thread", "multi_thread"}) {
+        CAPTURE(flavor);
+        test::run_or_abort_on_deadlock("a wake from another thread lost", [&] {
+            auto result = disturb_a_task_suspended_in_this_batch(
+                flavor, [](manual_event& e, join_handle<int>&) {
+                    // Fired while this batch still runs: the task is marked
+                    // running, so the wake only marks it notified.
+                    std::thread other([&] { e.fire(); });
+                    other.join();
+                });
+            CHECK(result.value() == 7);
+        });
+    }
+}
+
+TEST_CASE(
+    "waker: a cancel from another thread reaches a task that suspended in the running batch") {
+    for (const char* flavor : {"current_thread", "multi_thread"}) {
+        CAPTURE(flavor);
+        test::run_or_abort_on_deadlock("a cancel from another thread lost", [&] {
+            auto result = disturb_a_task_suspended_in_this_batch(
+                flavor, [](manual_event&, join_handle<int>& waiting) {
+                    std::thread other([&] { waiting.cancel(cancel_reason{"from elsewhere"}); });
+                    other.join();
+                });
+            REQUIRE(result.is_cancelled());
+            CHECK(result.reason().message == "from elsewhere");
+        });
+    }
+}
+
+TEST_CASE(
+    "waker: a wake and a cancel on the worker's thread reach a task that suspended in the running "
+    "batch") {
+    for (const char* flavor : {"current_thread", "multi_thread"}) {
+        CAPTURE(flavor);
+        test::run_or_abort_on_deadlock("a wake on the worker's thread lost", [&] {
+            auto woken = disturb_a_task_suspended_in_this_batch(
+                flavor, [](manual_event& e, join_handle<int>&) { e.fire(); });
+            CHECK(woken.value() == 7);
+            auto cancelled = disturb_a_task_suspended_in_this_batch(
+                flavor, [](manual_event&, join_handle<int>& waiting) {
+                    waiting.cancel(cancel_reason{"from here"});
+                });
+            REQUIRE(cancelled.is_cancelled());
+            CHECK(cancelled.reason().message == "from here");
+        });
+    }
 }
