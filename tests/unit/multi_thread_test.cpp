@@ -141,61 +141,55 @@ TEST_CASE("multi_thread: spawn_local from a root on a non-worker thread is refus
                     no_runtime_error);
 }
 
+namespace {
+
+/// The root spawns two tasks from outside the workers: whichever worker
+/// takes both from the injector runs the first, which holds its thread until
+/// the second has run (giving up after `patience`), so the second must be
+/// stolen by the other worker. True when it was.
+bool second_task_stolen_while_first_holds_its_worker(runtime& rt, std::chrono::seconds patience) {
+    std::atomic<bool> second_ran{false};
+    return rt.block_on([](std::atomic<bool>& ran, std::chrono::seconds patience) -> task<bool> {
+        auto first = spawn([](std::atomic<bool>& ran, std::chrono::seconds patience) -> task<bool> {
+            const auto deadline = std::chrono::steady_clock::now() + patience;
+            while (!ran.load() && std::chrono::steady_clock::now() < deadline)
+                std::this_thread::yield();
+            co_return ran.load();
+        }(ran, patience));
+        auto second = spawn([](std::atomic<bool>& ran) -> task<void> {
+            ran.store(true);
+            co_return;
+        }(ran));
+        co_await std::move(second);
+        outcome<bool> first_saw_it = co_await std::move(first);
+        co_return first_saw_it.value();
+    }(second_ran, patience));
+}
+
+}  // namespace
+
 TEST_CASE("multi_thread: tasks injected together reach a second worker while the first is busy") {
-    // The root spawns from outside the workers: whichever worker takes both
-    // from the injector runs the first, which holds its thread until the
-    // second has run, so the second must be stolen by the other worker.
     test::run_or_abort_on_deadlock("injected work only another worker can steal", [] {
         runtime rt(multi_thread(2));
-        for (int round = 0; round < 20; ++round) {
-            std::atomic<bool> second_ran{false};
-            const bool first_saw_it = rt.block_on([&]() -> task<bool> {
-                auto first = spawn([](std::atomic<bool>& ran) -> task<bool> {
-                    const auto deadline = std::chrono::steady_clock::now() + 10s;
-                    while (!ran.load() && std::chrono::steady_clock::now() < deadline)
-                        std::this_thread::yield();
-                    co_return ran.load();
-                }(second_ran));
-                auto second = spawn([](std::atomic<bool>& ran) -> task<void> {
-                    ran.store(true);
-                    co_return;
-                }(second_ran));
-                co_await std::move(second);
-                co_return (co_await std::move(first)).value();
-            }());
-            CHECK(first_saw_it);
-        }
+        for (int round = 0; round < 20; ++round)
+            CHECK(second_task_stolen_while_first_holds_its_worker(rt, 10s));
     });
 }
 
 TEST_CASE("multi_thread: a worker refused searching still sees work the searcher leaves") {
     // A fresh runtime per round: its workers start awake, one of them
     // searching. The other is refused searching and heads for parking while
-    // the searcher takes both injected tasks and runs the first, which holds
-    // its thread until the second has run. The second can only be stolen by
-    // the worker that was refused, so that worker must look at the lanes
-    // once more when it parks, whether or not it was the last searcher.
+    // the searcher takes both injected tasks and runs the first. The second
+    // can only be stolen by the worker that was refused, so that worker must
+    // look at the lanes once more when it parks, whether or not it was the
+    // last searcher.
     test::run_or_abort_on_deadlock(
         "work left behind a worker that parked without searching",
         [] {
             for (int round = 0; round < 300; ++round) {
                 runtime rt(multi_thread(2));
-                std::atomic<bool> second_ran{false};
-                const bool first_saw_it = rt.block_on([&]() -> task<bool> {
-                    auto first = spawn([](std::atomic<bool>& ran) -> task<bool> {
-                        const auto deadline = std::chrono::steady_clock::now() + 5s;
-                        while (!ran.load() && std::chrono::steady_clock::now() < deadline)
-                            std::this_thread::yield();
-                        co_return ran.load();
-                    }(second_ran));
-                    auto second = spawn([](std::atomic<bool>& ran) -> task<void> {
-                        ran.store(true);
-                        co_return;
-                    }(second_ran));
-                    co_await std::move(second);
-                    co_return (co_await std::move(first)).value();
-                }());
-                REQUIRE_MESSAGE(first_saw_it, "round " << round);
+                REQUIRE_MESSAGE(second_task_stolen_while_first_holds_its_worker(rt, 5s),
+                                "round " << round);
             }
         },
         60s);
