@@ -68,13 +68,14 @@ class worker {
     void take_in(task_header* task);
     /// Moves a task queued here to the cancel lane; nothing if it left.
     void promote(task_header* task) noexcept;
-    /// Where a task's own entry sits in a worker's lanes
-    /// (task_header::lanes_of): the worker's index, with this bit in the
-    /// cancel lane. Read only to promote a task, which happens once.
-    static constexpr std::uint16_t in_cancel_lane = 0x8000;
-    /// Where a task among suspended_ sits (task_header::lanes_of): its slot
-    /// there, with this bit. Never in a worker index (runtime.cpp's
+    /// Where a task waits (task_header::lanes_of), read by a cancellation
+    /// request (to promote it) and by a wake (to requeue it cheaply):
+    /// - in a worker's ready lane: the worker's index;
+    /// - in its cancel lane: the index with in_cancel_lane;
+    /// - among suspended_: its slot there with in_suspended.
+    /// where_kind masks the two bits, which no worker index has (runtime.cpp's
     /// max_workers).
+    static constexpr std::uint16_t in_cancel_lane = 0x8000;
     static constexpr std::uint16_t in_suspended = 0x4000;
     static constexpr std::uint16_t where_kind = in_cancel_lane | in_suspended;
     /// A wake on the thread driving this worker: when `task` is among the
@@ -265,7 +266,8 @@ inline bool worker::requeue_if_suspended_here(task_header* task) noexcept {
     if (slot >= suspended_count_ || suspended_[slot] != task) return false;
     suspended_[slot] = nullptr;
     if (slot + 1 == suspended_count_) --suspended_count_;  // a ping-pong stays at one
-    push(task);                                            // still running, as a yield requeues
+    // Still running, as a yield requeues it.
+    push(task);
     return true;
 }
 
