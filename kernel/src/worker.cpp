@@ -414,7 +414,15 @@ void worker::run_until_drained(instant deadline) {
         complete(task);
         return;
     }
-    after_suspending_poll(*task);
+    try {
+        after_suspending_poll(*task);
+    } catch (...) {
+        // A timer driver refused a timeout's timer: the error goes to whoever
+        // drives this worker, and the task stays an ordinary suspended one
+        // that a wake or a cancellation still reaches.
+        yielded ? push(task) : after_suspend(task);
+        throw;
+    }
     if (yielded) {
         push(task);  // still `running`
         return;

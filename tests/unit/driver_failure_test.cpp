@@ -9,6 +9,7 @@
 
 #include "../support/deadlock_watchdog.hpp"
 #include "fault_plugins.hpp"
+#include "rtkit/sync/notify.hpp"
 #include "test_support.hpp"
 
 using namespace rtkit;
@@ -85,6 +86,38 @@ TEST_CASE(
         CHECK(fault.failures() == 1);
         CHECK(rt.is_quiescent());
         check_runtime_still_works(rt);
+        rt.shutdown();
+    });
+}
+
+TEST_CASE(
+    "driver failure: a timer insert that throws after a spawned task's poll leaves the task "
+    "reachable") {
+    // The task suspends inside a timeout; arming the timeout's timer throws
+    // under block_on. The task must stay an ordinary suspended task: a later
+    // cancellation reaches it and its join returns.
+    test::run_or_abort_on_deadlock("a task whose timeout could not be armed", [] {
+        runtime rt(test::config_with_faulty("timer"));
+        test::plugin_control& fault = test::control_of("timer");
+        sync::notify never;
+        join_handle<void> stuck;
+        fault.arm_fault(0);
+        CHECK_THROWS_WITH(rt.block_on([](join_handle<void>& out, sync::notify& n) -> task<void> {
+            out = spawn([](sync::notify& n) -> task<void> {
+                co_await timeout(1s,
+                                 [](sync::notify& n) -> task<void> { co_await n.notified(); }(n));
+            }(n));
+            for (;;)
+                co_await yield_now();  // until the task's poll throws under this call
+        }(stuck, never)),
+                          doctest::Contains("injected insert failure"));
+        CHECK(fault.failures() == 1);
+        const outcome<void> result = rt.block_on([](join_handle<void> h) -> task<outcome<void>> {
+            h.cancel(cancel_reason{"after the failure"});
+            co_return co_await std::move(h);
+        }(std::move(stuck)));
+        CHECK(result.is_cancelled());
+        CHECK(rt.is_quiescent());
         rt.shutdown();
     });
 }
