@@ -61,19 +61,27 @@ void push_timeout(timeout_state& scope) {
     extras.timeouts = &scope;
 }
 
+namespace {
+
+/// Takes an armed scope's timer back. True when it had fired.
+bool disarm(task_header& task, timeout_state& scope) noexcept {
+    armed_timer* timer = scope.timer;
+    timer->disarmed.store(true, std::memory_order_release);
+    task.home().cancel_timer(scope.ticket);
+    handle::finish_timer(scope.ticket);
+    const bool fired = timer->fired.load(std::memory_order_acquire);
+    timer->release();
+    scope.timer = nullptr;
+    return fired;
+}
+
+}  // namespace
+
 bool pop_timeout(timeout_state& scope) noexcept {
     task_header* self = scope.task;
     task_extras& extras = *self->extras();
     extras.timeouts = scope.outer;
-    bool fired = false;
-    if (armed_timer* timer = scope.timer) {
-        timer->disarmed.store(true, std::memory_order_release);
-        self->home().cancel_timer(scope.ticket);
-        handle::finish_timer(scope.ticket);
-        fired = timer->fired.load(std::memory_order_acquire);
-        timer->release();
-        scope.timer = nullptr;
-    }
+    const bool fired = scope.timer && disarm(*self, scope);
     if (fired) {
         // The bit stays only while another open scope of this task has fired.
         bool other_fired = false;
@@ -96,9 +104,13 @@ void arm_timeouts(task_header& task, task_extras& extras) {
                                               waker(timer, &timeout_waker_vtable));
         } catch (...) {
             // The timer driver refused it: the scope holds no timer, and its
-            // reference no longer keeps the task alive.
+            // reference no longer keeps the task alive. The scopes inside it,
+            // armed just now, are disarmed too: "the innermost is armed"
+            // must keep meaning "all are", so the next suspension arms all.
             s->timer = nullptr;
             timer->release();
+            for (timeout_state* inner = extras.timeouts; inner != s; inner = inner->outer)
+                disarm(task, *inner);
             throw;
         }
     }

@@ -121,3 +121,39 @@ TEST_CASE(
         rt.shutdown();
     });
 }
+
+TEST_CASE(
+    "driver failure: nested timeouts armed in part when the driver refuses one are armed "
+    "again in full") {
+    // Arming goes from the innermost scope out: the inner (an hour) gets its
+    // timer, the outer (10 ms) does not. Once the task suspends again, both
+    // must be armed, so the outer one still bounds the wait.
+    test::run_or_abort_on_deadlock("an outer timeout lost to a refused timer", [] {
+        runtime rt(test::config_with_faulty("timer"));
+        test::plugin_control& fault = test::control_of("timer");
+        sync::notify nudge;
+        join_handle<bool> waiting;
+        fault.arm_fault(1);
+        CHECK_THROWS_WITH(rt.block_on([](join_handle<bool>& out, sync::notify& n) -> task<void> {
+            out = spawn([](sync::notify& n) -> task<bool> {
+                co_return co_await timeout(10ms, [](sync::notify& n) -> task<void> {
+                    (void)co_await timeout(1h, [](sync::notify& n) -> task<void> {
+                        co_await n.notified();  // woken once, after the failure
+                        co_await n.notified();  // then only the outer timeout ends it
+                    }(n));
+                }(n));
+            }(n));
+            for (;;)
+                co_await yield_now();  // until the task's poll throws under this call
+        }(waiting, nudge)),
+                          doctest::Contains("injected insert failure"));
+        CHECK(fault.failures() == 1);
+        const bool completed = rt.block_on([](join_handle<bool> h, sync::notify& n) -> task<bool> {
+            n.notify_one();
+            outcome<bool> result = co_await std::move(h);
+            co_return result.value();
+        }(std::move(waiting), nudge));
+        CHECK_FALSE(completed);  // the outer timeout ran out
+        rt.shutdown();
+    });
+}
