@@ -136,6 +136,12 @@ bool worker_group::lanes_hold_entries() const noexcept {
     return false;
 }
 
+bool worker_group::inboxes_hold_items() const noexcept {
+    for (const auto& w : workers_)
+        if (w->inbox_may_have_items()) return true;
+    return false;
+}
+
 bool worker_group::spawns_in_flight() const noexcept {
     // Last in each round: a task found in no queue may have been taken out
     // inside an admission that began before. An admission is short, so wait
@@ -184,9 +190,10 @@ void worker_group::retire() noexcept {
     // hand, worker after worker, until nothing is left (a task finishing on
     // one worker may wake one on another).
     // Until the lanes are empty too: a task that finished may leave the
-    // stale twin of its entry there, keeping its memory (lane_entries.hpp).
-    for (int round = 0;
-         round < retire_rounds && (spawns_in_flight() || live_tasks() > 0 || lanes_hold_entries());
+    // stale twin of its entry there, keeping its memory (lane_entries.hpp);
+    // and the inboxes: a request (a socket to close) may outlive its task.
+    for (int round = 0; round < retire_rounds && (spawns_in_flight() || live_tasks() > 0 ||
+                                                  lanes_hold_entries() || inboxes_hold_items());
          ++round) {
         schedulable* injected[64];
         while (const std::size_t n = take_injected(injected, std::size(injected)))

@@ -128,6 +128,9 @@ class worker_group {
     std::size_t live_tasks() const noexcept;
     /// True when some worker's lanes hold an entry (a snapshot, any thread).
     bool lanes_hold_entries() const noexcept;
+    /// True when some worker's inbox may hold a task or a request (a
+    /// snapshot, any thread).
+    bool inboxes_hold_items() const noexcept;
     /// True when spawned tasks may wait in the injector or an inbox (any
     /// thread); for tasks on their way from there into a store it waits a
     /// little. Checked before live_tasks(), a false answer means every spawn

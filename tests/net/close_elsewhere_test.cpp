@@ -66,3 +66,28 @@ TEST_CASE("a stream destroyed on a thread that does not drive the worker is clos
         });
     }
 }
+
+TEST_CASE("a stream destroyed off the worker just before shutdown is closed by the shutdown") {
+    // The worker is left alone between block_on calls: the close waits in
+    // its inbox, and shutdown must carry it out, not leave it to teardown.
+    for (const net_test::setup& setup : net_test::setups) {
+        test::run_or_abort_on_deadlock("closing a stream at shutdown", [&] {
+            INFO(setup.name());
+            runtime rt(net_test::config_for(setup));
+            int client = -1;
+            net::tcp_stream server = rt.block_on([&]() -> task<net::tcp_stream> {
+                auto listener = net::tcp_listener::bind(net::socket_address::loopback(0));
+                client = net_test::connect_loopback(listener.local_address().port());
+                REQUIRE(client >= 0);
+                co_return co_await listener.accept();
+            }());
+            { auto gone = std::move(server); }
+            rt.shutdown();
+            pollfd readable{client, POLLIN, 0};
+            char byte = 0;
+            REQUIRE(::poll(&readable, 1, 0) == 1);
+            CHECK(::read(client, &byte, 1) == 0);
+            ::close(client);
+        });
+    }
+}
