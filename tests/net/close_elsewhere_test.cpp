@@ -28,6 +28,21 @@ bool sees_end_of_stream(int fd) {
     return ::poll(&readable, 1, 5000) == 1 && ::read(fd, &byte, 1) == 0;
 }
 
+/// A stream the runtime accepted from `client` (a plain socket of this
+/// thread), live in its reactor: it has read one byte.
+net::tcp_stream accept_live_stream(runtime& rt, int& client) {
+    return rt.block_on([](int& client) -> task<net::tcp_stream> {
+        auto listener = net::tcp_listener::bind(net::socket_address::loopback(0));
+        client = net_test::connect_loopback(listener.local_address().port());
+        REQUIRE(client >= 0);
+        net::tcp_stream accepted = co_await listener.accept();
+        REQUIRE(::write(client, "x", 1) == 1);
+        char byte = 0;
+        CHECK(co_await accepted.read(&byte, 1) == 1);
+        co_return accepted;
+    }(client));
+}
+
 }  // namespace
 
 TEST_CASE("a stream destroyed on a thread that does not drive the worker is closed by it") {
@@ -36,16 +51,7 @@ TEST_CASE("a stream destroyed on a thread that does not drive the worker is clos
             INFO(setup.name());  // doctest's context is per thread
             runtime rt(net_test::config_for(setup));
             int client = -1;
-            net::tcp_stream server = rt.block_on([&]() -> task<net::tcp_stream> {
-                auto listener = net::tcp_listener::bind(net::socket_address::loopback(0));
-                client = net_test::connect_loopback(listener.local_address().port());
-                REQUIRE(client >= 0);
-                net::tcp_stream accepted = co_await listener.accept();
-                REQUIRE(::write(client, "x", 1) == 1);
-                char byte = 0;
-                CHECK(co_await accepted.read(&byte, 1) == 1);  // live in the reactor now
-                co_return accepted;
-            }());
+            net::tcp_stream server = accept_live_stream(rt, client);
             auto [tx, rx] = sync::make_oneshot<bool>();
             std::atomic<pid_t> driver{0};
             // Once this thread drives the worker and sleeps in the reactor (a
@@ -75,12 +81,7 @@ TEST_CASE("a stream destroyed off the worker just before shutdown is closed by t
             INFO(setup.name());
             runtime rt(net_test::config_for(setup));
             int client = -1;
-            net::tcp_stream server = rt.block_on([&]() -> task<net::tcp_stream> {
-                auto listener = net::tcp_listener::bind(net::socket_address::loopback(0));
-                client = net_test::connect_loopback(listener.local_address().port());
-                REQUIRE(client >= 0);
-                co_return co_await listener.accept();
-            }());
+            net::tcp_stream server = accept_live_stream(rt, client);
             { auto gone = std::move(server); }
             rt.shutdown();
             pollfd readable{client, POLLIN, 0};

@@ -34,6 +34,20 @@ void check_runtime_still_works(runtime& rt) {
     CHECK(rt.is_quiescent());
 }
 
+/// Spawns `t` from a root that yields until a poll of the task makes the
+/// faulty timer driver throw under that block_on; returns the task's handle.
+template <class T>
+join_handle<T> spawn_until_its_poll_fails(runtime& rt, task<T> t) {
+    join_handle<T> spawned;
+    CHECK_THROWS_WITH(rt.block_on([](join_handle<T>& out, task<T> t) -> task<void> {
+        out = spawn(std::move(t));
+        for (;;)
+            co_await yield_now();
+    }(spawned, std::move(t))),
+                      doctest::Contains("injected insert failure"));
+    return spawned;
+}
+
 }  // namespace
 
 TEST_CASE("driver failure: a reactor poll that throws under block_on leaves no root behind") {
@@ -100,17 +114,10 @@ TEST_CASE(
         runtime rt(test::config_with_faulty("timer"));
         test::plugin_control& fault = test::control_of("timer");
         sync::notify never;
-        join_handle<void> stuck;
         fault.arm_fault(0);
-        CHECK_THROWS_WITH(rt.block_on([](join_handle<void>& out, sync::notify& n) -> task<void> {
-            out = spawn([](sync::notify& n) -> task<void> {
-                co_await timeout(1s,
-                                 [](sync::notify& n) -> task<void> { co_await n.notified(); }(n));
-            }(n));
-            for (;;)
-                co_await yield_now();  // until the task's poll throws under this call
-        }(stuck, never)),
-                          doctest::Contains("injected insert failure"));
+        join_handle<void> stuck = spawn_until_its_poll_fails(rt, [](sync::notify& n) -> task<void> {
+            co_await timeout(1s, [](sync::notify& n) -> task<void> { co_await n.notified(); }(n));
+        }(never));
         CHECK(fault.failures() == 1);
         const outcome<void> result = rt.block_on([](join_handle<void> h) -> task<outcome<void>> {
             h.cancel(cancel_reason{"after the failure"});
@@ -132,21 +139,16 @@ TEST_CASE(
         runtime rt(test::config_with_faulty("timer"));
         test::plugin_control& fault = test::control_of("timer");
         sync::notify nudge;
-        join_handle<bool> waiting;
         fault.arm_fault(1);
-        CHECK_THROWS_WITH(rt.block_on([](join_handle<bool>& out, sync::notify& n) -> task<void> {
-            out = spawn([](sync::notify& n) -> task<bool> {
+        join_handle<bool> waiting =
+            spawn_until_its_poll_fails(rt, [](sync::notify& n) -> task<bool> {
                 co_return co_await timeout(10ms, [](sync::notify& n) -> task<void> {
                     (void)co_await timeout(1h, [](sync::notify& n) -> task<void> {
                         co_await n.notified();  // woken once, after the failure
                         co_await n.notified();  // then only the outer timeout ends it
                     }(n));
                 }(n));
-            }(n));
-            for (;;)
-                co_await yield_now();  // until the task's poll throws under this call
-        }(waiting, nudge)),
-                          doctest::Contains("injected insert failure"));
+            }(nudge));
         CHECK(fault.failures() == 1);
         const bool completed = rt.block_on([](join_handle<bool> h, sync::notify& n) -> task<bool> {
             n.notify_one();
