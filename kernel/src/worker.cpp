@@ -439,26 +439,26 @@ void worker::after_suspend(task_header* task) noexcept {
         suspended_[suspended_count_++] = task;
         return;
     }
+    mark_idle_or_requeue(task);
+}
+
+void worker::mark_idle_or_requeue(task_header* task) noexcept {
+    using namespace task_state;
+    std::uint64_t s = task->state.load(std::memory_order_relaxed);
     std::uint64_t next;
-    do {  // running -> idle, or back to scheduled if woken while running
-        next = (s & notified) ? (s & ~(running | notified)) | scheduled : s & ~running;
+    do {  // running -> idle, or requeued still running (as a yield) if a wake marked it
+        next = (s & notified) ? s & ~notified : s & ~running;
     } while (!task->state.compare_exchange_weak(s, next, std::memory_order_acq_rel));
     if (s & notified) push(task);
 }
 
 void worker::settle_suspended() noexcept {
-    using namespace task_state;
     if (suspended_count_ == 0) return;
     for (std::size_t i = 0; i < suspended_count_; ++i) {
         task_header* task = std::exchange(suspended_[i], nullptr);
         if (!task) continue;
         task->lanes_of.store(task_header::not_in_lanes, std::memory_order_relaxed);
-        std::uint64_t s = task->state.load(std::memory_order_relaxed);
-        std::uint64_t next;
-        do {  // running -> idle, or requeued as it is if woken from elsewhere
-            next = (s & notified) ? s & ~notified : s & ~running;
-        } while (!task->state.compare_exchange_weak(s, next, std::memory_order_acq_rel));
-        if (s & notified) push(task);
+        mark_idle_or_requeue(task);
     }
     suspended_count_ = 0;
 }

@@ -198,8 +198,11 @@ class worker {
     /// Polls `task` once, now.
     void execute(task_header* task);
     /// After a poll that suspended `task`: keeps it in suspended_ when it
-    /// can, else marks it idle (or requeues it when it was woken meanwhile).
+    /// can, else mark_idle_or_requeue.
     void after_suspend(task_header* task) noexcept;
+    /// running -> idle, in one compare-exchange; or, when a wake marked the
+    /// task notified meanwhile, requeues it still running, as a yield does.
+    void mark_idle_or_requeue(task_header* task) noexcept;
 
     worker_group& group_;
     const std::uint16_t index_;
