@@ -113,7 +113,7 @@ bool multi_thread_driver::steal(worker& w) {
     task_header* batch[worker::max_steal];
     for (std::size_t k = 0; k < workers; ++k) {
         worker& victim = group_.worker_at((start + k) % workers);
-        if (&victim == &w || victim.queued() == 0) continue;
+        if (&victim == &w || !victim.may_give_to_thieves()) continue;
         const std::size_t n = victim.steal_into(batch, worker::max_steal);
         if (n == 0) continue;
         for (std::size_t i = 0; i < n; ++i) {
@@ -140,7 +140,7 @@ bool multi_thread_driver::park(worker& w, bool searching) {
     // worker searched, that one may have found work, stopped and looked for
     // parked workers just before this one parked. Either way, look again now
     // that it counts as parked (its seq_cst RMW orders the two looks).
-    if (!group_.injector_looks_empty() || group_.lanes_hold_entries())
+    if (!group_.injector_looks_empty() || group_.lanes_may_give_to_thieves())
         group_.notify_work_available();
     const std::optional<instant> deadline = w.next_deadline();
     duration timeout{-1};

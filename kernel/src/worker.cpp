@@ -87,7 +87,7 @@ void worker::promote(task_header* task) noexcept {
     if (task->lanes_of.load(std::memory_order_relaxed) == index_) {
         if (schedulable* twin = make_twin(task)) {
             lanes_->push(twin, lane::cancel);
-            queued_.store(queued_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+            count_push();
             task->lanes_of.store(index_ | in_cancel_lane, std::memory_order_relaxed);
         }
     }
@@ -99,6 +99,7 @@ std::size_t worker::steal_into(task_header** out, std::size_t max) noexcept {
     const std::size_t half = (lanes_->size() + 1) / 2;
     schedulable* entries[max_steal];
     const std::size_t taken = lanes_->steal(entries, std::min({max, half, max_steal}));
+    if (taken == 0) thieves_refused_.store(true, std::memory_order_relaxed);
     std::uint64_t states[max_steal];
     for (std::size_t i = 0; i < taken; ++i)
         states[i] = left_lanes(entries[i]);

@@ -172,6 +172,14 @@ class worker {
     bool inbox_may_hold_tasks() const noexcept { return !tasks_in_.looks_empty(); }
     /// How many tasks the lanes hold (a snapshot).
     std::size_t queued() const noexcept { return queued_.load(std::memory_order_relaxed); }
+    /// Whether a thief may get something here (a snapshot): the lanes hold
+    /// entries, and no steal came back empty since the last push. A lane
+    /// policy may keep entries from thieves (steal() gives "up to" max); a
+    /// worker that ran dry then parks instead of asking again and again,
+    /// until a push here gives it something new to ask for.
+    bool may_give_to_thieves() const noexcept {
+        return queued() > 0 && !thieves_refused_.load(std::memory_order_relaxed);
+    }
 
     /// Every this many polls, a busy worker also drains its inbox and fires
     /// timers; a dispatch batch (run_batch) is at most this long.
@@ -203,6 +211,8 @@ class worker {
     /// running -> idle, in one compare-exchange; or, when a wake marked the
     /// task notified meanwhile, requeues it still running, as a yield does.
     void mark_idle_or_requeue(task_header* task) noexcept;
+    /// Counts an entry pushed into the lanes (under the lanes lock).
+    void count_push() noexcept;
 
     worker_group& group_;
     const std::uint16_t index_;
@@ -217,6 +227,7 @@ class worker {
     sync::detail::spin_lock store_lock_;
     bool shared_;  ///< the group has other workers: take the locks
     std::atomic<std::size_t> queued_{0};
+    std::atomic<bool> thieves_refused_{false};
     task_store store_;
     mpsc_queue<schedulable, task_link> tasks_in_;
     mpsc_queue<remote_request, request_link> requests_in_;
@@ -258,8 +269,16 @@ inline void worker::push(task_header* task) noexcept {
     if (shared_) lanes_lock_.lock();
     lanes_->push(entry, cancel ? lane::cancel : lane::ready);
     task->lanes_of.store(where, std::memory_order_relaxed);
-    queued_.store(queued_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    count_push();
     if (shared_) lanes_lock_.unlock();
+}
+
+inline void worker::count_push() noexcept {
+    queued_.store(queued_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    // The new entry may be one the policy gives away. (Read first: a store
+    // on every push would take the line from thieves that only look.)
+    if (thieves_refused_.load(std::memory_order_relaxed))
+        thieves_refused_.store(false, std::memory_order_relaxed);
 }
 
 inline bool worker::requeue_if_suspended_here(task_header* task) noexcept {

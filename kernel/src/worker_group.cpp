@@ -136,6 +136,12 @@ bool worker_group::lanes_hold_entries() const noexcept {
     return false;
 }
 
+bool worker_group::lanes_may_give_to_thieves() const noexcept {
+    for (const auto& w : workers_)
+        if (w->may_give_to_thieves()) return true;
+    return false;
+}
+
 bool worker_group::inboxes_hold_items() const noexcept {
     for (const auto& w : workers_)
         if (w->inbox_may_have_items()) return true;

@@ -128,6 +128,9 @@ class worker_group {
     std::size_t live_tasks() const noexcept;
     /// True when some worker's lanes hold an entry (a snapshot, any thread).
     bool lanes_hold_entries() const noexcept;
+    /// True when some worker's lanes may give a thief something
+    /// (worker::may_give_to_thieves; a snapshot, any thread).
+    bool lanes_may_give_to_thieves() const noexcept;
     /// True when some worker's inbox may hold a task or a request (a
     /// snapshot, any thread).
     bool inboxes_hold_items() const noexcept;

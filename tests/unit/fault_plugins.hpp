@@ -11,22 +11,36 @@
 
 namespace rtkit::test {
 
-/// The defaults, with one plugin replaced by its faulty twin: reactor
-/// "faulty_epoll" or timer "faulty_wheel".
+/// The test twin standing in for a kind of plugin: reactor "faulty_epoll",
+/// timer "faulty_wheel" or lanes "hoarding".
+inline std::string faulty_twin(const std::string& kind) {
+    if (kind == "reactor") return "faulty_epoll";
+    if (kind == "timer") return "faulty_wheel";
+    REQUIRE_MESSAGE(kind == "lanes", "no faulty twin for plugin kind ", kind);
+    return "hoarding";
+}
+
+/// Replaces `config`'s plugin of `kind` with its faulty twin.
+inline void use_faulty(runtime_config& config, const std::string& kind) {
+    config.plugin_search_path = {RTKIT_TEST_UNIT_PLUGIN_DIR};
+    plugin_selection& slot =
+        kind == "reactor" ? config.reactor : (kind == "timer" ? config.timer : config.lanes);
+    slot.preference = {faulty_twin(kind)};
+    slot.strict = true;
+}
+
+/// The defaults, with one plugin replaced by its faulty twin.
 inline runtime_config config_with_faulty(const std::string& kind) {
     runtime_config c;
-    c.plugin_search_path = {RTKIT_TEST_UNIT_PLUGIN_DIR};
-    plugin_selection& slot = kind == "reactor" ? c.reactor : c.timer;
-    slot.preference = {kind == "reactor" ? "faulty_epoll" : "faulty_wheel"};
-    slot.strict = true;
+    use_faulty(c, kind);
     return c;
 }
 
 /// The control of a faulty plugin that a runtime has loaded: the library
 /// is already mapped, so dlopen finds that copy (RTLD_NOLOAD) and its control.
 inline plugin_control& control_of(const std::string& kind) {
-    const std::string file = std::string(RTKIT_TEST_UNIT_PLUGIN_DIR) + "/rtkit_" + kind +
-                             (kind == "reactor" ? "_faulty_epoll.so" : "_faulty_wheel.so");
+    const std::string file = std::string(RTKIT_TEST_UNIT_PLUGIN_DIR) + "/rtkit_" + kind + "_" +
+                             faulty_twin(kind) + ".so";
     void* library = dlopen(file.c_str(), RTLD_NOW | RTLD_NOLOAD);
     REQUIRE_MESSAGE(library != nullptr, "not loaded: ", file);
     auto get = reinterpret_cast<plugin_control* (*)()>(dlsym(library, "rtkit_test_plugin_control"));

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "../support/deadlock_watchdog.hpp"
+#include "fault_plugins.hpp"
 #include "rtkit/sync/channel.hpp"
 #include "test_support.hpp"
 
@@ -223,6 +224,48 @@ TEST_CASE("multi_thread: work reachable only by stealing gets done") {
         }());
         CHECK(done == 64);
         CHECK(other_thread_ran_some);
+    });
+}
+
+TEST_CASE(
+    "multi_thread: a worker that runs dry parks while the busy one keeps what it may not steal") {
+    // The hoarding lanes give thieves nothing, as a lane plugin may. Each
+    // round queues one more task on the busy worker, which wakes the idle
+    // one: it asks for work, is refused, and must then wait in the reactor (a
+    // blocking wait, which the faulty reactor counts) instead of waking
+    // itself to ask again for as long as the busy worker holds its entries.
+    test::run_or_abort_on_deadlock("an idle worker next to work it may not steal", [] {
+        runtime_config c = multi_thread(2);
+        test::use_faulty(c, "lanes");
+        test::use_faulty(c, "reactor");
+        runtime rt(c);
+        test::plugin_control& lanes = test::control_of("lanes");
+        test::plugin_control& reactor = test::control_of("reactor");
+        const int rounds_parked = rt.block_on(
+            [](test::plugin_control& lanes, test::plugin_control& reactor) -> task<int> {
+                co_return (co_await spawn([](test::plugin_control& lanes,
+                                             test::plugin_control& reactor) -> task<int> {
+                    std::vector<join_handle<std::int64_t>> queued;
+                    int parked = 0;
+                    for (int round = 0; round < 3; ++round) {
+                        const int asked = lanes.steal_requests();
+                        const int waits = reactor.blocking_waits();
+                        queued.push_back(spawn(test::value_of(round)));
+                        while (lanes.steal_requests() == asked)
+                            std::this_thread::yield();
+                        // A worker that keeps asking has found no rest.
+                        while (reactor.blocking_waits() == waits &&
+                               lanes.steal_requests() < asked + 1000)
+                            std::this_thread::yield();
+                        if (reactor.blocking_waits() > waits) ++parked;
+                    }
+                    for (auto& h : queued)
+                        co_await std::move(h);
+                    co_return parked;
+                }(lanes, reactor)))
+                    .value();
+            }(lanes, reactor));
+        CHECK(rounds_parked == 3);
     });
 }
 

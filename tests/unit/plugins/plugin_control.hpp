@@ -2,7 +2,8 @@
 // What a test controls and observes in the faulty test plugins: a fault it
 // arms from outside (the plugins ask on every call of the method they can
 // fail, and throw when it trips), and what the plugin saw (the reactor counts
-// the blocking waits it entered). Each plugin library exports its own control
+// the blocking waits it entered, the lanes the steal requests they refused).
+// Each plugin library exports its own control
 // as `rtkit_test_plugin_control`, which the test finds with dlsym once the
 // runtime has loaded the plugin.
 #include <atomic>
@@ -21,6 +22,8 @@ class plugin_control {
     /// How many waits that may block (a reactor poll with a non-zero timeout)
     /// the plugin has entered.
     int blocking_waits() const noexcept { return waits_.load(std::memory_order_acquire); }
+    /// How many times a thief asked the lane plugin for entries.
+    int steal_requests() const noexcept { return steals_.load(std::memory_order_acquire); }
 
     /// Called by the plugin: throws when armed and the countdown is spent.
     void maybe_fail(const char* what) {
@@ -35,11 +38,14 @@ class plugin_control {
     }
     /// Called by the plugin as it enters a wait that may block.
     void note_blocking_wait() noexcept { waits_.fetch_add(1, std::memory_order_acq_rel); }
+    /// Called by the lane plugin on each steal().
+    void note_steal_request() noexcept { steals_.fetch_add(1, std::memory_order_acq_rel); }
 
   private:
     std::atomic<int> countdown_{-1};  ///< -1: disarmed
     std::atomic<int> failures_{0};
     std::atomic<int> waits_{0};
+    std::atomic<int> steals_{0};
 };
 
 }  // namespace rtkit::test
