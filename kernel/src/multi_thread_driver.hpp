@@ -16,7 +16,7 @@ namespace rtkit::detail {
 ///
 /// A worker thread loops: run a task from its lanes; when they are empty,
 /// take a batch from the injector, then (as one of a bounded number of
-/// searching workers) steal about half of another worker's ready tasks; when
+/// searching workers) steal about half of another worker's queued tasks; when
 /// nothing is found, park: the first parker blocks in the shared reactor, the
 /// others on a futex, each no longer than its own next timer. New work wakes a
 /// parked worker only when no worker is searching (see idle_workers).

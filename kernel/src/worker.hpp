@@ -142,11 +142,11 @@ class worker {
     /// another thread drove the worker. Called when a thread starts driving it.
     void rescue_stranded();
 
-    /// Up to half of the ready tasks queued here, for a worker that ran dry
+    /// Up to half of the tasks queued here, for a worker that ran dry
     /// (any thread; takes the lanes lock). Returns how many went into `out`
     /// (stale twins among the entries taken are dropped, not returned).
     std::size_t steal_into(task_header** out, std::size_t max) noexcept;
-    /// The most tasks one steal moves (about half of the victim's ready tasks).
+    /// The most tasks one steal moves (about half of the victim's tasks).
     static constexpr std::size_t max_steal = 128;
 
     // --- Any thread. ---

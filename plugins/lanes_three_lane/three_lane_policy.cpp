@@ -32,6 +32,10 @@ rtkit::schedulable* three_lane_policy::pop() noexcept {
 
 std::size_t three_lane_policy::steal(rtkit::schedulable** out, std::size_t max) noexcept {
     std::size_t taken = 0;
+    // The cancel lane first: a thief has run dry, so it unwinds them sooner
+    // than this busy worker would.
+    while (taken < max && cancel_.head)
+        out[taken++] = cancel_.pop();
     while (taken < max && ready_.head)
         out[taken++] = ready_.pop();
     size_ -= taken;

@@ -109,3 +109,19 @@ TEST_CASE("three_lane: steal takes the oldest ready tasks") {
     CHECK(out[1] == &tasks[1]);
     CHECK(p->pop() == &tasks[2]);
 }
+
+TEST_CASE("three_lane: steal takes the cancel lane first - then the oldest ready tasks") {
+    auto p = three_lane(16);
+    std::vector<task> tasks(4);
+    p->push(&tasks[0], rtkit::lane::ready);
+    p->push(&tasks[1], rtkit::lane::cancel);
+    p->push(&tasks[2], rtkit::lane::ready);
+    p->push(&tasks[3], rtkit::lane::cancel);
+    rtkit::schedulable* out[3];
+    REQUIRE(p->steal(out, 3) == 3);
+    CHECK(out[0] == &tasks[1]);
+    CHECK(out[1] == &tasks[3]);
+    CHECK(out[2] == &tasks[0]);
+    CHECK(p->pop() == &tasks[2]);
+    CHECK(p->size() == 0);
+}

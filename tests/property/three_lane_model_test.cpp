@@ -7,7 +7,7 @@
 //   consecutive cancel pops a waiting ready task runs, and the streak restarts
 //   (only a ready task ends it); with no ready task waiting, cancel tasks keep
 //   running past the limit;
-// - steal gives away the oldest ready tasks, never a cancel task;
+// - steal gives away the oldest cancel tasks, then the oldest ready tasks;
 // - size() counts what is queued.
 #include <deque>
 #include <vector>
@@ -38,9 +38,12 @@ class fairness_model {
         streak_ = 0;
         return take(ready_);
     }
-    /// The ids steal(max) must give away, oldest first.
+    /// The ids steal(max) must give away: the cancel lane's, then the ready
+    /// lane's, oldest first.
     std::vector<int> steal(std::size_t max) {
         std::vector<int> stolen;
+        while (stolen.size() < max && !cancel_.empty())
+            stolen.push_back(take(cancel_));
         while (stolen.size() < max && !ready_.empty())
             stolen.push_back(take(ready_));
         return stolen;

@@ -4,7 +4,9 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <chrono>
 #include <latch>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -35,6 +37,26 @@ task<void> cancelled_later(test::manual_event& never, long& polls_at_unwind) {
     } guard{polls_at_unwind};
     co_await never.wait();
     co_await yield_now();  // a cancellation point
+}
+
+/// Waits for `never`; sets `unwound` when its frame goes.
+task<void> wait_and_record_unwind(test::manual_event& never, std::atomic<bool>& unwound) {
+    struct record {
+        std::atomic<bool>& done;
+        ~record() { done = true; }
+    } guard{unwound};
+    co_await never.wait();
+    co_await yield_now();  // a cancellation point
+}
+
+/// Cancels `waiting`, then holds this worker (10 s at most) until it has
+/// unwound; returns whether it did.
+task<bool> cancel_and_hold_worker(join_handle<void>& waiting, std::atomic<bool>& unwound) {
+    waiting.cancel();
+    const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!unwound && std::chrono::steady_clock::now() < limit)
+        std::this_thread::yield();
+    co_return unwound.load();
 }
 
 }  // namespace
@@ -309,6 +331,37 @@ TEST_CASE("cancel lane: on two workers tasks cancelled from outside while stolen
             }
         }
     }());
+}
+
+TEST_CASE(
+    "cancel lane: on two workers a task cancelled behind a busy worker unwinds on the other") {
+    // The cancelling task queues the cancelled one on its own worker and then
+    // keeps that worker busy until it has unwound: only the other worker,
+    // idle, can run it, by stealing from the cancel lane. (A round where the
+    // request lands while the task's poll is still ending unwinds it where it
+    // ran; the rounds make it certain that some round tests the steal.)
+    test::run_or_abort_on_deadlock("a cancelled task behind a busy worker", [] {
+        runtime_config config;
+        config.flavor = "multi_thread";
+        config.workers = 2;
+        runtime rt(config);
+        for (int round = 0; round < 20; ++round) {
+            test::manual_event never;
+            std::atomic<bool> unwound{false};
+            const bool unwound_meanwhile = rt.block_on(
+                [](test::manual_event& never, std::atomic<bool>& unwound) -> task<bool> {
+                    auto waiting = spawn(wait_and_record_unwind(never, unwound));
+                    while (!never.armed())
+                        std::this_thread::yield();
+                    auto canceller = spawn(cancel_and_hold_worker(waiting, unwound));
+                    outcome<bool> seen = co_await std::move(canceller);
+                    const outcome<void> cancelled = co_await std::move(waiting);
+                    CHECK(cancelled.is_cancelled());
+                    co_return std::move(seen).value();
+                }(never, unwound));
+            REQUIRE_MESSAGE(unwound_meanwhile, "round " << round);
+        }
+    });
 }
 
 TEST_CASE("cancel lane: a runtime shut down with stale entries queued frees what they kept") {

@@ -34,7 +34,7 @@ struct schedulable {
 /// Who calls what: the kernel pushes a task when it becomes runnable (spawned,
 /// woken, yielding), into `cancel` once its cancellation was requested; pops
 /// the next entry whenever its worker dispatches; and a worker that has run
-/// dry steals about half of another's ready entries.
+/// dry steals about half of another's entries.
 ///
 /// A cancellation request that finds a task waiting in `ready` pushes a
 /// second entry for it into `cancel`, so it unwinds promptly however many
@@ -56,8 +56,13 @@ class lane_policy : public plugin_object {
     /// run before a waiting ready task gets its turn); its README states it.
     virtual schedulable* pop() noexcept = 0;
 
-    /// Gives up to `max` ready-lane entries to a thief, writing them to
-    /// `out`, and returns how many. Cancel-lane entries stay with their worker.
+    /// Gives up to `max` entries to a thief, writing them to `out`, and
+    /// returns how many. The kernel asks for about half of size(). Entries of
+    /// any lane may go: the thief queues each again in its own lanes, a task
+    /// with a pending cancellation into its cancel lane. A policy that gives
+    /// nothing while it holds entries leaves the thief idle (the conformance
+    /// suite asks for at least one); the kernel then asks this instance
+    /// again only after its next push.
     virtual std::size_t steal(schedulable** out, std::size_t max) noexcept = 0;
 
     /// How many entries are queued in all lanes.
