@@ -42,7 +42,7 @@ task_header* settle_twins(lane_entry* entry, std::uint64_t state) noexcept {
     for (;;) {
         if (now == twins::both_queued) {
             // The first of two twins to come out (from different workers'
-            // lanes, when the task's own entry was stolen) is the task's.
+            // lanes, when one of them was stolen) is the task's.
             if (queued.compare_exchange_weak(now, other_is_stale, std::memory_order_acq_rel,
                                              std::memory_order_acquire))
                 return task;
