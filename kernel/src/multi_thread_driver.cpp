@@ -116,17 +116,8 @@ bool multi_thread_driver::steal(worker& w) {
         if (&victim == &w || !victim.may_give_to_thieves()) continue;
         const std::size_t n = victim.steal_into(batch, worker::max_steal);
         if (n == 0) continue;
-        for (std::size_t i = 0; i < n; ++i) {
-            task_header* task = batch[i];
-            // A local task runs only on its own worker: back it goes.
-            handle* home = (task->state.load(std::memory_order_relaxed) & task_state::local)
-                               ? task->extras()->local_home
-                               : nullptr;
-            if (home && home != &w.get_handle())
-                home->owner().send_task(task);
-            else
-                w.push(task);
-        }
+        for (std::size_t i = 0; i < n; ++i)
+            w.push(batch[i]);
         return true;
     }
     return false;

@@ -99,15 +99,26 @@ std::size_t worker::steal_into(task_header** out, std::size_t max) noexcept {
     const std::size_t half = (lanes_->size() + 1) / 2;
     schedulable* entries[max_steal];
     const std::size_t taken = lanes_->steal(entries, std::min({max, half, max_steal}));
-    if (taken == 0) thieves_refused_.store(true, std::memory_order_relaxed);
-    std::uint64_t states[max_steal];
-    for (std::size_t i = 0; i < taken; ++i)
-        states[i] = left_lanes(entries[i]);
-    queued_.store(queued_.load(std::memory_order_relaxed) - taken, std::memory_order_relaxed);
-    lanes_lock_.unlock();
     std::size_t tasks = 0;
-    for (std::size_t i = 0; i < taken; ++i)
-        if (task_header* task = task_leaving_lane(entries[i], states[i])) out[tasks++] = task;
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < taken; ++i) {
+        task_header* task = task_leaving_lane(entries[i], left_lanes(entries[i]));
+        if (!task) continue;  // a stale twin, dropped
+        if (task->state.load(std::memory_order_relaxed) & task_state::local) {
+            queue_held(task);
+            ++kept;
+        } else {
+            out[tasks++] = task;
+        }
+    }
+    // One store: the owner reads the count without the lock, and must not
+    // see its lanes empty while they hold what was kept.
+    queued_.store(queued_.load(std::memory_order_relaxed) - taken + kept,
+                  std::memory_order_relaxed);
+    // Nothing for thieves: none asks here again until the next push (tasks
+    // that must stay here may hide others from thieves until then).
+    if (taken == kept) thieves_refused_.store(true, std::memory_order_relaxed);
+    lanes_lock_.unlock();
     return tasks;
 }
 

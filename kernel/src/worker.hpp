@@ -145,6 +145,8 @@ class worker {
     /// Up to half of the tasks queued here, for a worker that ran dry
     /// (any thread; takes the lanes lock). Returns how many went into `out`
     /// (stale twins among the entries taken are dropped, not returned).
+    /// Local tasks (spawn_local) run only here, so those the policy gave
+    /// away are queued again here, at the back of their lane.
     std::size_t steal_into(task_header** out, std::size_t max) noexcept;
     /// The most tasks one steal moves (about half of the victim's tasks).
     static constexpr std::size_t max_steal = 128;
@@ -211,6 +213,9 @@ class worker {
     /// running -> idle, in one compare-exchange; or, when a wake marked the
     /// task notified meanwhile, requeues it still running, as a yield does.
     void mark_idle_or_requeue(task_header* task) noexcept;
+    /// Queues `task` in the lane its state asks for, under the lanes lock
+    /// (when shared_); the caller counts it in queued_.
+    void queue_held(task_header* task) noexcept;
     /// Counts an entry pushed into the lanes (under the lanes lock).
     void count_push() noexcept;
 
@@ -262,15 +267,17 @@ namespace rtkit::detail {
 // Inline: wakes on the worker's own thread push from other files, and a
 // call per wake was a noticeable part of a channel round trip.
 inline void worker::push(task_header* task) noexcept {
-    const std::uint64_t state = task->state.load(std::memory_order_relaxed);
-    const bool cancel = state & task_state::cancel_requested;
-    const std::uint16_t where = cancel ? (index_ | in_cancel_lane) : index_;
-    schedulable* const entry = entry_to_queue(task, state);
     if (shared_) lanes_lock_.lock();
-    lanes_->push(entry, cancel ? lane::cancel : lane::ready);
-    task->lanes_of.store(where, std::memory_order_relaxed);
+    queue_held(task);
     count_push();
     if (shared_) lanes_lock_.unlock();
+}
+
+inline void worker::queue_held(task_header* task) noexcept {
+    const std::uint64_t state = task->state.load(std::memory_order_relaxed);
+    const bool cancel = state & task_state::cancel_requested;
+    lanes_->push(entry_to_queue(task, state), cancel ? lane::cancel : lane::ready);
+    task->lanes_of.store(cancel ? (index_ | in_cancel_lane) : index_, std::memory_order_relaxed);
 }
 
 inline void worker::count_push() noexcept {

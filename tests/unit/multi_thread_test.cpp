@@ -41,6 +41,12 @@ struct alive {
     ~alive() { --count; }
 };
 
+/// Sets `flag` when it runs.
+task<void> set_when_run(std::atomic<bool>& flag) {
+    flag = true;
+    co_return;
+}
+
 }  // namespace
 
 TEST_CASE("multi_thread: tasks run on the worker threads - the root on the caller") {
@@ -131,6 +137,42 @@ TEST_CASE("multi_thread: spawn_local stays on the worker thread that spawned it"
             .value();
     }());
     CHECK(all_home);
+}
+
+TEST_CASE("multi_thread: a local task a thief was given goes back into its worker's lanes") {
+    // A busy task queues a local task, then two others, and holds its worker
+    // until the idle worker has run one of those: that worker stole from the
+    // front of the ready lane, so it was given the local task too, which
+    // only its own worker may run. The local task must be queued there again
+    // at once. (Sent to that worker's inbox, it would wait for the next
+    // inbox drain, which a worker with queued tasks makes once every 61
+    // polls.) Each round is a fresh start in the drain's cycle.
+    test::run_or_abort_on_deadlock("a stolen local task sent home", [] {
+        runtime rt(multi_thread(2));
+        for (int round = 0; round < 10; ++round) {
+            const int yields_until_local_ran = rt.block_on([]() -> task<int> {
+                co_return (co_await spawn([]() -> task<int> {
+                    std::atomic<bool> local_ran{false};
+                    std::atomic<bool> stolen_ran{false};
+                    std::atomic<bool> last_ran{false};
+                    auto local = cx::current().spawn_local(set_when_run(local_ran));
+                    auto stolen = spawn(set_when_run(stolen_ran));
+                    auto last = spawn(set_when_run(last_ran));
+                    while (!stolen_ran)
+                        std::this_thread::yield();
+                    int yields = 0;
+                    for (; !local_ran; ++yields)
+                        co_await yield_now();
+                    co_await std::move(local);
+                    co_await std::move(stolen);
+                    co_await std::move(last);
+                    co_return yields;
+                }()))
+                    .value();
+            }());
+            CHECK_MESSAGE(yields_until_local_ran < 20, "round " << round);
+        }
+    });
 }
 
 TEST_CASE("multi_thread: spawn_local from a root on a non-worker thread is refused") {

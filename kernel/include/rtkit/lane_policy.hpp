@@ -59,7 +59,9 @@ class lane_policy : public plugin_object {
     /// Gives up to `max` entries to a thief, writing them to `out`, and
     /// returns how many. The kernel asks for about half of size(). Entries of
     /// any lane may go: the thief queues each again in its own lanes, a task
-    /// with a pending cancellation into its cancel lane. A policy that gives
+    /// with a pending cancellation into its cancel lane. (A local task, which
+    /// runs only on its own worker, is queued again here, at the back of its
+    /// lane.) A policy that gives
     /// nothing while it holds entries leaves the thief idle (the conformance
     /// suite asks for at least one); the kernel then asks this instance
     /// again only after its next push.
