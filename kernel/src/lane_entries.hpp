@@ -3,6 +3,7 @@
 // and once a cancellation request found it waiting in a ready lane, its
 // cancel_stand_in too. Which entry to queue, and what an entry stands for.
 #include <cstdint>
+#include <thread>
 
 #include "rtkit/detail/task_extras.hpp"
 
@@ -44,6 +45,15 @@ inline task_header* task_leaving_lane(schedulable* s, std::uint64_t state) noexc
     if (!(state & (task_state::stand_in | task_state::cancel_requested))) [[likely]]
         return static_cast<task_header*>(entry);
     return settle_twins(entry, state);
+}
+
+/// Whether an entry that has just left a lane (its state word read as for
+/// task_leaving_lane) belongs to a local task (spawn_local). Safe on a stale
+/// entry: what it reads is kept for it.
+inline bool is_local_task_entry(schedulable* s, std::uint64_t state) noexcept {
+    if (state & task_state::stand_in) [[unlikely]]
+        return static_cast<cancel_stand_in*>(s)->extras->local_owner != std::thread::id{};
+    return state & task_state::local;
 }
 
 /// Queues `task`'s stand-in as its twin (worker::promote, under the lanes

@@ -96,29 +96,51 @@ void worker::promote(task_header* task) noexcept {
 
 std::size_t worker::steal_into(task_header** out, std::size_t max) noexcept {
     if (!lanes_lock_.try_lock()) return 0;  // its owner is at it: try another victim
-    const std::size_t half = (lanes_->size() + 1) / 2;
-    schedulable* entries[max_steal];
-    const std::size_t taken = lanes_->steal(entries, std::min({max, half, max_steal}));
-    std::size_t tasks = 0;
+    const std::size_t queued_before = lanes_->size();
+    const std::size_t want = std::min({max, (queued_before + 1) / 2, max_steal});
+    schedulable* given[max_steal];
+    std::uint64_t states[max_steal];
+    std::size_t given_count = 0;
+    // Local tasks run only here. Those the policy hands out are set aside,
+    // linked through the entry that left the lanes, and queued again below,
+    // so that the thief reaches the tasks behind them.
+    schedulable* kept_head = nullptr;
+    schedulable** kept_tail = &kept_head;
+    std::size_t seen = 0;
     std::size_t kept = 0;
-    for (std::size_t i = 0; i < taken; ++i) {
-        task_header* task = task_leaving_lane(entries[i], left_lanes(entries[i]));
-        if (!task) continue;  // a stale twin, dropped
-        if (task->state.load(std::memory_order_relaxed) & task_state::local) {
-            queue_held(task);
-            ++kept;
-        } else {
-            out[tasks++] = task;
+    while (given_count == 0 && seen < queued_before) {
+        schedulable* entries[max_steal];
+        const std::size_t taken = lanes_->steal(entries, want);
+        if (taken == 0) break;
+        seen += taken;
+        for (std::size_t i = 0; i < taken; ++i) {
+            schedulable* const entry = entries[i];
+            const std::uint64_t state = left_lanes(entry);
+            if (!is_local_task_entry(entry, state)) {
+                given[given_count] = entry;
+                states[given_count++] = state;
+            } else if (task_leaving_lane(entry, state)) {
+                entry->lane_next = nullptr;
+                *kept_tail = entry;
+                kept_tail = &entry->lane_next;
+                ++kept;
+            }
         }
+    }
+    for (schedulable* entry = kept_head; entry;) {
+        schedulable* const next = entry->lane_next;
+        queue_held(task_of_entry(entry));
+        entry = next;
     }
     // One store: the owner reads the count without the lock, and must not
     // see its lanes empty while they hold what was kept.
-    queued_.store(queued_.load(std::memory_order_relaxed) - taken + kept,
-                  std::memory_order_relaxed);
-    // Nothing for thieves: none asks here again until the next push (tasks
-    // that must stay here may hide others from thieves until then).
-    if (taken == kept) thieves_refused_.store(true, std::memory_order_relaxed);
+    queued_.store(queued_.load(std::memory_order_relaxed) - seen + kept, std::memory_order_relaxed);
+    // Nothing for thieves: none asks here again until the next push.
+    if (given_count == 0) thieves_refused_.store(true, std::memory_order_relaxed);
     lanes_lock_.unlock();
+    std::size_t tasks = 0;
+    for (std::size_t i = 0; i < given_count; ++i)
+        if (task_header* task = task_leaving_lane(given[i], states[i])) out[tasks++] = task;
     return tasks;
 }
 

@@ -175,6 +175,37 @@ TEST_CASE("multi_thread: a local task a thief was given goes back into its worke
     });
 }
 
+TEST_CASE("multi_thread: a thief given local tasks first still reaches the task behind them") {
+    // Two local tasks, then an ordinary one, queued on a worker that its
+    // task holds until the ordinary one has run: the idle worker, given the
+    // local tasks first, must go on to the ordinary task behind them.
+    test::run_or_abort_on_deadlock("a task behind local ones", [] {
+        runtime rt(multi_thread(2));
+        for (int round = 0; round < 10; ++round) {
+            const bool stolen_in_time = rt.block_on([]() -> task<bool> {
+                co_return (co_await spawn([]() -> task<bool> {
+                    std::atomic<bool> first_ran{false};
+                    std::atomic<bool> second_ran{false};
+                    std::atomic<bool> stolen_ran{false};
+                    auto first = cx::current().spawn_local(set_when_run(first_ran));
+                    auto second = cx::current().spawn_local(set_when_run(second_ran));
+                    auto stolen = spawn(set_when_run(stolen_ran));
+                    const auto limit = std::chrono::steady_clock::now() + 10s;
+                    while (!stolen_ran && std::chrono::steady_clock::now() < limit)
+                        std::this_thread::yield();
+                    const bool in_time = stolen_ran;
+                    co_await std::move(first);
+                    co_await std::move(second);
+                    co_await std::move(stolen);
+                    co_return in_time;
+                }()))
+                    .value();
+            }());
+            REQUIRE_MESSAGE(stolen_in_time, "round " << round);
+        }
+    });
+}
+
 TEST_CASE("multi_thread: spawn_local from a root on a non-worker thread is refused") {
     runtime rt(multi_thread(2));
     CHECK_THROWS_AS(rt.block_on([]() -> task<void> {
