@@ -3,7 +3,6 @@
 // and once a cancellation request found it waiting in a ready lane, its
 // cancel_stand_in too. Which entry to queue, and what an entry stands for.
 #include <cstdint>
-#include <thread>
 
 #include "rtkit/detail/task_extras.hpp"
 

@@ -103,14 +103,16 @@ std::size_t worker::steal_into(task_header** out, std::size_t max) noexcept {
     std::size_t given_count = 0;
     // Local tasks run only here. Those the policy hands out are set aside,
     // linked through the entry that left the lanes, and queued again below,
-    // so that the thief reaches the tasks behind them.
+    // so that the thief reaches the tasks behind them: up to max_steal
+    // entries in all, which bounds the time the lock is held. (Should that
+    // many local tasks come first, thieves get nothing until the next push.)
     schedulable* kept_head = nullptr;
     schedulable** kept_tail = &kept_head;
     std::size_t seen = 0;
     std::size_t kept = 0;
-    while (given_count == 0 && seen < queued_before) {
+    while (given_count == 0 && seen < std::min(queued_before, max_steal)) {
         schedulable* entries[max_steal];
-        const std::size_t taken = lanes_->steal(entries, want);
+        const std::size_t taken = lanes_->steal(entries, std::min(want, max_steal - seen));
         if (taken == 0) break;
         seen += taken;
         for (std::size_t i = 0; i < taken; ++i) {
