@@ -60,11 +60,10 @@ class lane_policy : public plugin_object {
     /// returns how many. The kernel asks for about half of size(). Entries of
     /// any lane may go: the thief queues each again in its own lanes, a task
     /// with a pending cancellation into its cancel lane. (A local task, which
-    /// runs only on its own worker, is queued again here, at the back of its
-    /// lane.) A policy that gives
-    /// nothing while it holds entries leaves the thief idle (the conformance
-    /// suite asks for at least one); the kernel then asks this instance
-    /// again only after its next push.
+    /// runs only on its own worker, is pushed here again, at the back of its
+    /// lane.) A policy that gives nothing while it holds entries leaves the
+    /// thief idle (the conformance suite asks for at least one); the kernel
+    /// then asks this instance again only after its next push.
     virtual std::size_t steal(schedulable** out, std::size_t max) noexcept = 0;
 
     /// How many entries are queued in all lanes.
