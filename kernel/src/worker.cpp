@@ -98,9 +98,10 @@ std::size_t worker::steal_into(task_header** out, std::size_t max) noexcept {
     if (!lanes_lock_.try_lock()) return 0;  // its owner is at it: try another victim
     const std::size_t queued_before = lanes_->size();
     const std::size_t want = std::min({max, (queued_before + 1) / 2, max_steal});
-    schedulable* given[max_steal];
+    // What goes to the thief: the first `given` of the last batch taken.
+    schedulable* entries[max_steal];
     std::uint64_t states[max_steal];
-    std::size_t given_count = 0;
+    std::size_t given = 0;
     // Local tasks run only here. Those the policy hands out are set aside,
     // linked through the entry that left the lanes, and queued again below,
     // so that the thief reaches the tasks behind them: up to max_steal
@@ -110,8 +111,7 @@ std::size_t worker::steal_into(task_header** out, std::size_t max) noexcept {
     schedulable** kept_tail = &kept_head;
     std::size_t seen = 0;
     std::size_t kept = 0;
-    while (given_count == 0 && seen < std::min(queued_before, max_steal)) {
-        schedulable* entries[max_steal];
+    while (given == 0 && seen < std::min(queued_before, max_steal)) {
         const std::size_t taken = lanes_->steal(entries, std::min(want, max_steal - seen));
         if (taken == 0) break;
         seen += taken;
@@ -119,8 +119,8 @@ std::size_t worker::steal_into(task_header** out, std::size_t max) noexcept {
             schedulable* const entry = entries[i];
             const std::uint64_t state = left_lanes(entry);
             if (!is_local_task_entry(entry, state)) {
-                given[given_count] = entry;
-                states[given_count++] = state;
+                entries[given] = entry;  // given <= i
+                states[given++] = state;
             } else if (task_leaving_lane(entry, state)) {
                 entry->lane_next = nullptr;
                 *kept_tail = entry;
@@ -138,11 +138,11 @@ std::size_t worker::steal_into(task_header** out, std::size_t max) noexcept {
     // see its lanes empty while they hold what was kept.
     queued_.store(queued_.load(std::memory_order_relaxed) - seen + kept, std::memory_order_relaxed);
     // Nothing for thieves: none asks here again until the next push.
-    if (given_count == 0) thieves_refused_.store(true, std::memory_order_relaxed);
+    if (given == 0) thieves_refused_.store(true, std::memory_order_relaxed);
     lanes_lock_.unlock();
     std::size_t tasks = 0;
-    for (std::size_t i = 0; i < given_count; ++i)
-        if (task_header* task = task_leaving_lane(given[i], states[i])) out[tasks++] = task;
+    for (std::size_t i = 0; i < given; ++i)
+        if (task_header* task = task_leaving_lane(entries[i], states[i])) out[tasks++] = task;
     return tasks;
 }
 

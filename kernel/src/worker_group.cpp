@@ -130,22 +130,26 @@ std::size_t worker_group::live_tasks() const noexcept {
     return live;
 }
 
-bool worker_group::lanes_hold_entries() const noexcept {
-    for (const auto& w : workers_)
-        if (w->queued() > 0) return true;
+namespace {
+/// Whether `holds` is true of some worker (a snapshot).
+template <class Predicate>
+bool any_worker(const std::vector<std::unique_ptr<worker>>& workers, Predicate holds) noexcept {
+    for (const auto& w : workers)
+        if (holds(*w)) return true;
     return false;
+}
+}  // namespace
+
+bool worker_group::lanes_hold_entries() const noexcept {
+    return any_worker(workers_, [](const worker& w) { return w.queued() > 0; });
 }
 
 bool worker_group::lanes_may_give_to_thieves() const noexcept {
-    for (const auto& w : workers_)
-        if (w->may_give_to_thieves()) return true;
-    return false;
+    return any_worker(workers_, [](const worker& w) { return w.may_give_to_thieves(); });
 }
 
 bool worker_group::inboxes_hold_items() const noexcept {
-    for (const auto& w : workers_)
-        if (w->inbox_may_have_items()) return true;
-    return false;
+    return any_worker(workers_, [](const worker& w) { return w.inbox_may_have_items(); });
 }
 
 bool worker_group::spawns_in_flight() const noexcept {

@@ -303,10 +303,7 @@ TEST_CASE("cancel lane: a task queued twice by its cancellation runs once - own 
 }
 
 TEST_CASE("cancel lane: on two workers tasks cancelled from outside while stolen run once each") {
-    runtime_config config;
-    config.flavor = "multi_thread";
-    config.workers = 2;
-    runtime rt(config);
+    runtime rt(test::multi_thread(2));
     constexpr int count = 2'000;
     constexpr int yields = 20;
     std::vector<std::atomic<int>> polls(count);
@@ -341,10 +338,7 @@ TEST_CASE(
     // request lands while the task's poll is still ending unwinds it where it
     // ran; the rounds make it certain that some round tests the steal.)
     test::run_or_abort_on_deadlock("a cancelled task behind a busy worker", [] {
-        runtime_config config;
-        config.flavor = "multi_thread";
-        config.workers = 2;
-        runtime rt(config);
+        runtime rt(test::multi_thread(2));
         for (int round = 0; round < 20; ++round) {
             test::manual_event never;
             std::atomic<bool> unwound{false};
@@ -430,10 +424,7 @@ TEST_CASE(
     //   until this thread has asked whether the runtime is quiescent. No task
     //   is alive then; only the request, now pointless, is unread.
     test::run_or_abort_on_deadlock("a worker held by its own test", [] {
-        runtime_config config;
-        config.flavor = "multi_thread";
-        config.workers = 1;
-        runtime rt(config);
+        runtime rt(test::multi_thread(1));
         std::latch gate_reached{1}, gate_open{1}, last_dying{1}, looked{1};
         struct holds_worker_when_destroyed {
             std::latch* dying;

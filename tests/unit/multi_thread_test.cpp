@@ -17,15 +17,9 @@
 
 using namespace rtkit;
 using namespace std::chrono_literals;
+using test::multi_thread;
 
 namespace {
-
-runtime_config multi_thread(int workers) {
-    runtime_config c;
-    c.flavor = "multi_thread";
-    c.workers = workers;
-    return c;
-}
 
 task<std::thread::id> thread_of_task() {
     co_await yield_now();

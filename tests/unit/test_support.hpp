@@ -62,6 +62,14 @@ class manual_event {
     std::condition_variable armed_changed_;
 };
 
+/// The default configuration, on the multi_thread flavor with `workers` workers.
+inline runtime_config multi_thread(int workers) {
+    runtime_config c;
+    c.flavor = "multi_thread";
+    c.workers = workers;
+    return c;
+}
+
 inline task<std::int64_t> value_of(std::int64_t v) {
     co_return v;
 }
