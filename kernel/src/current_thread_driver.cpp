@@ -400,7 +400,7 @@ std::exception_ptr current_thread_driver::drive_root_on(worker& w, root_referenc
                                                         bool nested) {
     task_header* const root = reference.get();
     // The root is a registered task for the life of the call.
-    w.store().insert(root);
+    w.store().insert_root(root);
     const std::uint32_t store_index = root->store_index;  // the frame goes before the slot
     root->admitted_by = w.index();
     std::exception_ptr plugin_error;
@@ -443,7 +443,7 @@ std::exception_ptr current_thread_driver::drive_root_on(worker& w, root_referenc
         scoped_task retiring(root);
         destructor_error = reference.retire();
     }
-    w.store().remove(store_index);
+    w.store().remove_root(store_index);
     if (plugin_error) std::rethrow_exception(plugin_error);
 
     // Bounded drain: run what is runnable now, never wait on timers or I/O.

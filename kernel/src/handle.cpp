@@ -88,14 +88,19 @@ void handle::schedule(task_header* task) noexcept {
         // A local task of another worker thread runs only there.
         handle* home = task->extras()->local_home;
         if (home && home != here) {
+            here->worker_->counters().wakes_other_worker.add();
             home->worker_->send_task(task);
             return;
         }
     }
     if (!here) {
+        group_->count_outside_wake();
         group_->inject(task);
         return;
     }
+    worker_counters& counters = here->worker_->counters();
+    (task->admitted_by == here->index_ ? counters.wakes_same_worker : counters.wakes_other_worker)
+        .add();
     here->worker_->push(task);
     if (group_->steals()) group_->notify_work_available();
 }
@@ -112,7 +117,10 @@ bool wake_if_polled_here(task_header* task) noexcept {
     // Queue it already marked running, as a yield requeues: the worker then
     // skips the scheduled -> running transition, one locked instruction less
     // per wake. Wakes while it waits in the queue only mark it notified.
-    if (claim_queue(task, task_state::running)) w.push(task);
+    if (claim_queue(task, task_state::running)) {
+        w.counters().wakes_same_worker.add();  // the one worker
+        w.push(task);
+    }
     return true;
 }
 

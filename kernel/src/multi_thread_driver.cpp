@@ -95,6 +95,7 @@ bool multi_thread_driver::take_injected(worker& w) {
     {
         worker_group::admission taking(group_);
         n = group_.take_injected(batch, injector_batch);
+        w.counters().injected_taken.add(n);
         for (std::size_t i = 0; i < n; ++i)
             w.take_in(task_of_entry(batch[i]));
     }
@@ -116,6 +117,8 @@ bool multi_thread_driver::steal(worker& w) {
         if (&victim == &w || !victim.may_give_to_thieves()) continue;
         const std::size_t n = victim.steal_into(batch, worker::max_steal);
         if (n == 0) continue;
+        w.counters().steals.add(n);
+        w.counters().steal_batches.add();
         for (std::size_t i = 0; i < n; ++i)
             w.push(batch[i]);
         return true;
@@ -144,10 +147,16 @@ bool multi_thread_driver::park(worker& w, bool searching) {
     const bool work_came = w.inbox_may_have_items() || !group_.injector_looks_empty() ||
                            !idle.is_parked(w.index()) || group_.shutting_down();
     if (!work_came) {
-        if (in_reactor)
-            group_.io().poll(timeout);
-        else
+        worker_counters& counters = w.counters();
+        const instant parked_at = w.now();
+        if (in_reactor) {
+            counters.reactor_events.add(group_.io().poll(timeout));
+            counters.reactor_polls.add();
+        } else {
             w.park_state().wait_on_futex(timeout);
+        }
+        counters.parks.add();
+        counters.parked_ns.add(static_cast<std::uint64_t>((w.now() - parked_at).count()));
     }
     w.park_state().clear();
     if (in_reactor) group_.unlock_io();

@@ -217,6 +217,20 @@ const runtime_description& runtime::description() const noexcept {
     return core_->description;
 }
 
+runtime_metrics runtime::metrics() const {
+    runtime_metrics m;
+    core_->group->collect(m);
+    if (core_->multi_driver) {
+        m.roots_running = core_->multi_driver->live_roots();
+    } else {
+        // A root that drives the worker has a store slot while it runs, and
+        // is no task of the counters.
+        const std::uint64_t in_stores = core_->group->live_tasks();
+        m.roots_running = in_stores > m.tasks_alive ? in_stores - m.tasks_alive : 0;
+    }
+    return m;
+}
+
 std::exception_ptr runtime::drive(detail::task_header* root, detail::take_root_result take,
                                   void* into) {
     detail::root_reference reference(root, take, into);

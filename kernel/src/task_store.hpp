@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "owned_count.hpp"
 #include "rtkit/detail/task_header.hpp"
 
 namespace rtkit::detail {
@@ -50,6 +51,18 @@ class task_store {
         admit(task);
         keep(task);
     }
+    /// insert() for a block_on root while it drives this worker: it is live
+    /// here, but not one of the tasks that tasks_ended() and live_tasks()
+    /// count.
+    void insert_root(task_header* root) {
+        insert(root);
+        roots_in_.add();
+    }
+    /// Forgets a root insert_root() kept at `index`.
+    void remove_root(std::uint32_t index) noexcept {
+        remove(index);
+        roots_out_.add();
+    }
     /// Forgets a task admitted here whose store_index was `index` (no_slot or
     /// its slot). Reads only the slot: the task's frame may be gone already.
     void remove(std::uint32_t index) noexcept;
@@ -61,6 +74,21 @@ class task_store {
     std::uint64_t removed_total() const noexcept {
         return removed_.load(std::memory_order_relaxed);
     }
+    /// The same, without roots: the spawned tasks that ended (any thread).
+    /// Read before live_tasks(), a task that ended is not seen alive too.
+    std::uint64_t tasks_ended() const noexcept {
+        const std::uint64_t roots_out = roots_out_.get();
+        return removed_.load(std::memory_order_acquire) - roots_out;
+    }
+    /// Spawned tasks live here now, without roots (any thread).
+    std::uint64_t live_tasks() const noexcept {
+        const std::uint64_t roots_out = roots_out_.get();
+        const std::uint64_t live = live_.load(std::memory_order_acquire);
+        const std::uint64_t roots_live = roots_in_.get() - roots_out;
+        return live > roots_live ? live - roots_live : 0;
+    }
+    /// block_on roots live here now (any thread).
+    std::uint64_t live_roots() const noexcept { return roots_in_.get() - roots_out_.get(); }
     /// How many tasks it can hold at once.
     std::size_t max_size() const noexcept { return capacity_; }
 
@@ -88,6 +116,8 @@ class task_store {
     /// Written by the owner only (load + store, no locked instruction), read by anyone.
     std::atomic<std::size_t> live_{0};
     std::atomic<std::uint64_t> removed_{0};
+    owned_count roots_in_;   ///< insert_root() calls
+    owned_count roots_out_;  ///< remove_root() calls
 };
 
 // Inline: every spawn admits and every task's end removes, and the calls
@@ -119,7 +149,7 @@ inline void task_store::remove(std::uint32_t index) noexcept {
         free_head_ = index + 1;
     }
     live_.store(live_.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
-    removed_.store(removed_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    removed_.store(removed_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
 }
 
 }  // namespace rtkit::detail

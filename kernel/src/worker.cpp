@@ -64,6 +64,8 @@ void worker::lock_from_now() noexcept {
         std::uint64_t state = 0;
         if (next) {
             state = left_lanes(next);
+            if (state & (task_state::stand_in | task_state::cancel_requested))
+                counters_.cancel_lane_dispatches.add();
             queued_.store(queued_.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
         }
         if (shared_) lanes_lock_.unlock();
@@ -228,11 +230,15 @@ void worker::cancel_region_tasks(region_node& region) {
 timer_handle worker::arm_timer(instant deadline, waker w) {
     const timer_handle id = timers_->insert(deadline, std::move(w));
     ++armed_timers_;
+    counters_.timers_armed.add();
     return id;
 }
 
 void worker::cancel_timer(timer_handle id) noexcept {
-    if (timers_->cancel(id)) --armed_timers_;
+    if (timers_->cancel(id)) {
+        --armed_timers_;
+        counters_.timers_cancelled.add();
+    }
 }
 
 void worker::fire_due_timers() {
@@ -240,7 +246,10 @@ void worker::fire_due_timers() {
     const std::optional<instant> next = timers_->next_deadline();
     if (!next) return;
     const instant now = timers_->now();
-    if (*next <= now) armed_timers_ -= std::min(armed_timers_, timers_->fire(now));
+    if (*next > now) return;
+    const std::size_t fired = timers_->fire(now);
+    armed_timers_ -= std::min(armed_timers_, fired);
+    counters_.timers_fired.add(fired);
 }
 
 std::optional<instant> worker::next_deadline() const noexcept {
@@ -262,8 +271,12 @@ void worker::send_request(remote_request* request) noexcept {
 void worker::drain_inbox() {
     if (!tasks_in_.looks_empty()) {
         worker_group::admission taking(group_);
-        while (schedulable* s = tasks_in_.pop())
+        // One worker: whatever its inbox holds came from outside (inject()).
+        const bool injected = group_.kind() == worker_group::flavor::current_thread;
+        while (schedulable* s = tasks_in_.pop()) {
+            if (injected) counters_.injected_taken.add();
             take_in(task_of_entry(s));
+        }
     }
     while (remote_request* r = requests_in_.pop()) {
         carry_out(*r);
@@ -377,12 +390,20 @@ struct settle_at_batch_end {
 
 bool worker::run_once() {
     settle_at_batch_end settle{*this};
-    return poll_next();
+    if (!poll_next()) return false;
+    counters_.polls.add();
+    return true;
 }
 
 std::size_t worker::run_batch(std::size_t limit) {
     settle_at_batch_end settle{*this};
     std::size_t polls = 0;
+    // Counted on every exit: a poll may throw (a plugin failing under it).
+    struct count_polls {
+        owned_count& into;
+        std::size_t& polls;
+        ~count_polls() { into.add(polls); }
+    } count{counters_.polls, polls};
     while (polls < limit && poll_next())
         ++polls;
     return polls;
@@ -395,7 +416,15 @@ void worker::maintain() {
     drain_inbox();
     fire_due_timers();
     // A busy worker still picks up I/O readiness every interval.
-    if (busy_turn && group_.has_io()) group_.poll_io(duration{0});
+    if (busy_turn && group_.has_io()) poll_reactor(duration{0});
+    group_.note_alive_tasks();
+}
+
+std::size_t worker::poll_reactor(duration timeout) {
+    const std::size_t events = group_.poll_io(timeout);
+    counters_.reactor_polls.add();
+    counters_.reactor_events.add(events);
+    return events;
 }
 
 bool worker::has_runnable() {
@@ -503,6 +532,8 @@ void worker::complete(task_header* task) noexcept {
     // Out of the store before anyone learns it finished: a joiner that
     // resumes finds the runtime as quiescent as this task leaves it.
     group_.worker_at(task->admitted_by).forget(task);
+    // Rare outcomes only: the store counted the end.
+    if (task->outcome_tag != 1) counters_.count_end(task->outcome_tag);
     using task_state::join_waker, task_state::one_ref, task_state::refs_of;
     region_node* const region = task->region();
     // Finished, and the store's reference dropped, in one locked instruction;

@@ -20,6 +20,7 @@
 #include "rtkit/sync/spin_lock.hpp"
 #include "rtkit/timer_driver.hpp"
 #include "task_store.hpp"
+#include "worker_counters.hpp"
 
 namespace rtkit::detail {
 
@@ -187,6 +188,14 @@ class worker {
     /// timers; a dispatch batch (run_batch) is at most this long.
     static constexpr unsigned maintenance_interval = 61;
 
+    /// What this worker counts (rtkit::worker_metrics). Only its driving
+    /// thread adds to them; any thread reads them.
+    worker_counters& counters() noexcept { return counters_; }
+    const worker_counters& counters() const noexcept { return counters_; }
+    /// Polls the reactor (serialised with the other workers, see
+    /// worker_group::poll_io) and counts the call. Returns what it delivered.
+    std::size_t poll_reactor(duration timeout);
+
   private:
     void complete(task_header* task) noexcept;
     /// Removes a finishing task this worker admitted from its store (the
@@ -256,6 +265,7 @@ class worker {
     /// wakes are no-ops) until its owner drives the worker again.
     std::vector<task_header*> stranded_;
     std::unordered_map<std::thread::id, std::size_t> local_counts_;
+    worker_counters counters_;
 };
 
 }  // namespace rtkit::detail
@@ -295,6 +305,7 @@ inline bool worker::requeue_if_suspended_here(task_header* task) noexcept {
     if (slot >= suspended_count_ || suspended_[slot] != task) return false;
     suspended_[slot] = nullptr;
     if (slot + 1 == suspended_count_) --suspended_count_;  // a ping-pong stays at one
+    counters_.wakes_same_worker.add();
     // Still running, as a yield requeues it.
     push(task);
     return true;
@@ -309,7 +320,7 @@ void worker::run_loop_until(Stop&& stop, bool return_when_idle, std::size_t poll
         if (return_when_idle) {
             // Readiness that already arrived counts as runnable work; waiting for
             // more does not. (A parking worker gets both from one poll.)
-            if (group_.has_io() && group_.poll_io(duration{0}) > 0) continue;
+            if (group_.has_io() && poll_reactor(duration{0}) > 0) continue;
             return;
         }
         park(stop);
@@ -323,7 +334,12 @@ void worker::park(Stop& stop, std::optional<instant> limit) {
     duration timeout{-1};
     if (deadline) timeout = std::max(duration{0}, *deadline - now());
     parker_.announce(parker::in_reactor);
-    if (!inbox_may_have_items() && !stop()) group_.poll_io(timeout);
+    if (!inbox_may_have_items() && !stop()) {
+        const instant parked_at = now();
+        poll_reactor(timeout);
+        counters_.parks.add();
+        counters_.parked_ns.add(static_cast<std::uint64_t>((now() - parked_at).count()));
+    }
     parker_.clear();
 }
 

@@ -50,6 +50,7 @@ worker& worker_group::add_worker(std::shared_ptr<timer_driver> timers,
 }
 
 void worker_group::inject(task_header* task) noexcept {
+    injected_.fetch_add(1, std::memory_order_relaxed);
     if (flavor_ == flavor::current_thread) {
         workers_.front()->send_task(task);
         return;
@@ -150,6 +151,77 @@ bool worker_group::lanes_may_give_to_thieves() const noexcept {
 
 bool worker_group::inboxes_hold_items() const noexcept {
     return any_worker(workers_, [](const worker& w) { return w.inbox_may_have_items(); });
+}
+
+namespace {
+/// Spawned tasks alive now, from the stores' counts.
+std::uint64_t alive_in(const std::vector<std::unique_ptr<worker>>& workers) noexcept {
+    std::uint64_t alive = 0;
+    for (const auto& w : workers)
+        alive += w->store().live_tasks();
+    return alive;
+}
+
+void raise_to(std::atomic<std::uint64_t>& peak, std::uint64_t value) noexcept {
+    std::uint64_t seen = peak.load(std::memory_order_relaxed);
+    while (value > seen && !peak.compare_exchange_weak(seen, value, std::memory_order_relaxed)) {
+    }
+}
+}  // namespace
+
+void worker_group::note_alive_tasks() noexcept {
+    raise_to(peak_alive_, alive_in(workers_));
+}
+
+void worker_group::collect(runtime_metrics& into) const {
+    into.workers.assign(workers_.size(), worker_metrics{});
+    // The order of the reads keeps the task counts adding up: a task's
+    // cancelled or panicked end is counted after its store removal, and
+    // every store's ends are read before any store's live tasks (a task may
+    // end on another worker than the one that admitted it).
+    for (std::size_t i = 0; i < workers_.size(); ++i)
+        workers_[i]->counters().read_into(into.workers[i]);
+    for (std::size_t i = 0; i < workers_.size(); ++i)
+        into.workers[i].tasks_ended = workers_[i]->store().tasks_ended();
+    std::uint64_t ended = 0;
+    std::uint64_t taken = 0;
+    for (std::size_t i = 0; i < workers_.size(); ++i) {
+        worker_metrics& m = into.workers[i];
+        ended += m.tasks_ended;
+        m.tasks_spawned = m.tasks_ended + workers_[i]->store().live_tasks();
+        m.queued = workers_[i]->queued();
+        taken += m.injected_taken;
+    }
+    for (const worker_metrics& m : into.workers) {
+        into.tasks_spawned += m.tasks_spawned;
+        into.tasks_cancelled += m.tasks_cancelled;
+        into.tasks_panicked += m.tasks_panicked;
+        into.polls += m.polls;
+        into.cancel_lane_dispatches += m.cancel_lane_dispatches;
+        into.wakes_same_worker += m.wakes_same_worker;
+        into.wakes_other_worker += m.wakes_other_worker;
+        into.steals += m.steals;
+        into.parks += m.parks;
+        into.time_parked += m.time_parked;
+        into.reactor_polls += m.reactor_polls;
+        into.reactor_events += m.reactor_events;
+        into.timers_armed += m.timers_armed;
+        into.timers_fired += m.timers_fired;
+        into.timers_cancelled += m.timers_cancelled;
+        into.queued += m.queued;
+    }
+    into.tasks_alive = into.tasks_spawned - ended;
+    into.tasks_completed = ended - into.tasks_cancelled - into.tasks_panicked;
+    raise_to(peak_alive_, into.tasks_alive);
+    into.tasks_peak_alive = peak_alive_.load(std::memory_order_relaxed);
+    // Each worker arms, fires and cancels its own timers, and reads its
+    // ends before its arms (worker_counters::read_into).
+    into.timers_pending = into.timers_armed - into.timers_fired - into.timers_cancelled;
+    const std::uint64_t injected = injected_.load(std::memory_order_relaxed);
+    into.injection_queue_depth = injected > taken ? injected - taken : 0;
+    into.wakes_outside = wakes_outside_.load(std::memory_order_relaxed);
+    into.io_registrations = static_cast<std::uint64_t>(
+        std::max<long>(0, io_registrations_.load(std::memory_order_relaxed)));
 }
 
 bool worker_group::spawns_in_flight() const noexcept {

@@ -9,6 +9,7 @@
 #include "mpsc_queue.hpp"
 #include "remote_request.hpp"
 #include "rtkit/detail/io_driver.hpp"
+#include "rtkit/metrics.hpp"
 #include "rtkit/sync/spin_lock.hpp"
 
 namespace rtkit::detail {
@@ -141,6 +142,17 @@ class worker_group {
     bool spawns_in_flight() const noexcept;
     /// How many tasks have finished in all stores (a snapshot, any thread).
     std::uint64_t finished_tasks() const noexcept;
+    // --- Metrics. ---
+
+    /// A task woken by a thread that drives no worker (counted here: such a
+    /// thread has no counters of its own; the wake is costly anyway).
+    void count_outside_wake() noexcept { wakes_outside_.fetch_add(1, std::memory_order_relaxed); }
+    /// A worker's maintenance turn: remembers the most tasks alive so far.
+    void note_alive_tasks() noexcept;
+    /// Adds the workers' counters and the group's gauges to `into`
+    /// (runtime::metrics(); any thread).
+    void collect(runtime_metrics& into) const;
+
     /// Cancels every live task and drives the workers on this thread until
     /// they have unwound (bounded): no other thread may drive any of them now.
     /// Tasks that never unwind (local tasks of other threads, tasks that
@@ -171,6 +183,10 @@ class worker_group {
     std::atomic<int> admitting_{0};  ///< threads inside an admission
     std::atomic<bool> shutting_down_{false};
     bool retired_ = false;
+    std::atomic<std::uint64_t> wakes_outside_{0};
+    /// Tasks handed in from threads that drive no worker (inject()).
+    std::atomic<std::uint64_t> injected_{0};
+    mutable std::atomic<std::uint64_t> peak_alive_{0};
 };
 
 }  // namespace rtkit::detail

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "rtkit/cx.hpp"
+#include "rtkit/metrics.hpp"
 #include "rtkit/runtime_config.hpp"
 #include "rtkit/task.hpp"
 
@@ -108,6 +109,11 @@ class runtime {
 
     /// The flavor and the plugins in use.
     const runtime_description& description() const noexcept;
+
+    /// A snapshot of what the runtime counted since it started (any thread,
+    /// also while it runs and after shutdown). Counting is always on and
+    /// costs no locked instruction on the task paths.
+    runtime_metrics metrics() const;
 
   private:
     /// Drives `root` to completion, moves its outcome into `into` with `take`,
