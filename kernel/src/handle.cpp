@@ -16,21 +16,39 @@ namespace rtkit::detail {
 
 namespace {
 
+/// What a wake did to a task's state (claim_queue).
+enum class claimed : std::uint8_t {
+    queue,     ///< the caller won the right to queue it
+    notified,  ///< it was running: its worker polls it again
+    nothing,   ///< already queued or notified, or finished
+};
+
 /// Wins the right to queue `task`, marking it `queued_as` (scheduled, or
-/// running for a task requeued as a yield does), and returns true; or records
-/// the wake where it is enough and returns false: a running task is marked
-/// notified (its worker polls it again), a queued one needs nothing, a
-/// finished one ignores wakes.
-bool claim_queue(task_header* task, std::uint64_t queued_as) noexcept {
+/// running for a task requeued as a yield does); or records the wake where
+/// it is enough: a running task is marked notified, a queued one needs
+/// nothing, a finished one ignores wakes.
+claimed claim_queue(task_header* task, std::uint64_t queued_as) noexcept {
     using namespace task_state;
     std::uint64_t s = task->state.load(std::memory_order_acquire);
     for (;;) {
-        if (s & (complete | scheduled)) return false;
+        if (s & (complete | scheduled)) return claimed::nothing;
         const std::uint64_t next = s | ((s & running) ? notified : queued_as);
-        if (next == s) return false;  // already notified
+        if (next == s) return claimed::nothing;  // already notified
         if (task->state.compare_exchange_weak(s, next, std::memory_order_acq_rel))
-            return !(s & running);
+            return (s & running) ? claimed::notified : claimed::queue;
     }
+}
+
+/// Counts a wake of `task` made on this thread, which drives `here` (a
+/// worker of the task's runtime) or none of them (null).
+void count_wake(handle* here, task_header* task) noexcept {
+    if (!here) {
+        task->home().group().count_outside_wake();
+        return;
+    }
+    worker_counters& counters = here->owner().counters();
+    (task->admitted_by == here->index() ? counters.wakes_same_worker : counters.wakes_other_worker)
+        .add();
 }
 
 /// Puts a new task in `region` and sets its state, with `bits` besides.
@@ -79,7 +97,16 @@ void wake_task(task_header* task) noexcept {
             group.worker_at(0).park_state().unpark();
         return;
     }
-    if (claim_queue(task, scheduled)) task->home().schedule(task);
+    switch (claim_queue(task, scheduled)) {
+        case claimed::queue:
+            task->home().schedule(task);
+            break;
+        case claimed::notified:
+            count_wake(task->home().driven_here(), task);
+            break;
+        case claimed::nothing:
+            break;
+    }
 }
 
 void handle::schedule(task_header* task) noexcept {
@@ -88,19 +115,16 @@ void handle::schedule(task_header* task) noexcept {
         // A local task of another worker thread runs only there.
         handle* home = task->extras()->local_home;
         if (home && home != here) {
-            here->worker_->counters().wakes_other_worker.add();
+            count_wake(here, task);
             home->worker_->send_task(task);
             return;
         }
     }
+    count_wake(here, task);
     if (!here) {
-        group_->count_outside_wake();
         group_->inject(task);
         return;
     }
-    worker_counters& counters = here->worker_->counters();
-    (task->admitted_by == here->index_ ? counters.wakes_same_worker : counters.wakes_other_worker)
-        .add();
     here->worker_->push(task);
     if (group_->steals()) group_->notify_work_available();
 }
@@ -117,7 +141,7 @@ bool wake_if_polled_here(task_header* task) noexcept {
     // Queue it already marked running, as a yield requeues: the worker then
     // skips the scheduled -> running transition, one locked instruction less
     // per wake. Wakes while it waits in the queue only mark it notified.
-    if (claim_queue(task, task_state::running)) {
+    if (claim_queue(task, task_state::running) == claimed::queue) {
         w.counters().wakes_same_worker.add();  // the one worker
         w.push(task);
     }

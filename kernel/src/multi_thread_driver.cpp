@@ -99,6 +99,7 @@ bool multi_thread_driver::take_injected(worker& w) {
         for (std::size_t i = 0; i < n; ++i)
             w.take_in(task_of_entry(batch[i]));
     }
+    if (n > 0) group_.note_alive_tasks();
     // More than the one it runs next, or more in the injector: a parked
     // worker may come and steal. (A worker that was awake, not searching,
     // when it took the batch wakes nobody otherwise, and a searcher that

@@ -277,6 +277,7 @@ void worker::drain_inbox() {
             if (injected) counters_.injected_taken.add();
             take_in(task_of_entry(s));
         }
+        group_.note_alive_tasks();
     }
     while (remote_request* r = requests_in_.pop()) {
         carry_out(*r);
