@@ -48,12 +48,14 @@ TEST_CASE("region: spawns through cx::current() inside the body land in the regi
 TEST_CASE("region: nested regions form a tree - the outer waits for the inner") {
     runtime rt;
     std::vector<std::string> log;
+    test::manual_event inner_closed;
     rt.block_on([&]() -> task<void> {
         int v = co_await cx::current().region([&](cx outer) -> task<int> {
-            (void)outer.spawn([](std::vector<std::string>& l) -> task<void> {
-                co_await sleep(10ms);
-                l.push_back("outer task");
-            }(log));
+            (void)outer.spawn(
+                [](std::vector<std::string>& l, test::manual_event& after) -> task<void> {
+                    co_await after.wait();
+                    l.push_back("outer task");
+                }(log, inner_closed));
             co_await outer.region([&](cx inner) -> task<void> {
                 (void)inner.spawn([](std::vector<std::string>& l) -> task<void> {
                     co_await sleep(2ms);
@@ -62,6 +64,7 @@ TEST_CASE("region: nested regions form a tree - the outer waits for the inner") 
                 co_return;
             });
             log.push_back("inner region closed");
+            inner_closed.fire();
             co_return 7;
         });
         log.push_back("outer region closed");
