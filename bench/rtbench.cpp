@@ -1,5 +1,6 @@
 // rtbench WORKLOAD [--config FILE] [--set KEY=VALUE]... [--port PORT]
 // rtbench soak [--seconds S] [--trace-every T] [--config FILE] [--set KEY=VALUE]...
+// rtbench scale [--max N] [--config FILE] [--set KEY=VALUE]...
 //
 // Runs one workload of shared/bench/WORKLOADS.md on the runtime the
 // configuration describes and prints its result line in that file's format.
@@ -7,6 +8,8 @@
 // soak runs a mixed load for S seconds (600 by default), then checks that
 // every task, descriptor and byte of memory was given back (soak.hpp);
 // --trace-every T prints its memory figures every T seconds on the way.
+// scale prints how cancellation, shutdown and wake-ups grow with the number
+// of tasks, at 10^3 .. N tasks (10^6 by default; scale.hpp).
 #include <sys/resource.h>
 
 #include <cstdio>
@@ -18,6 +21,7 @@
 
 #include "echo_server.hpp"
 #include "rtkit/rtkit.hpp"
+#include "scale.hpp"
 #include "soak.hpp"
 #include "workloads.hpp"
 #ifdef RTBENCH_HAS_CONFIG
@@ -38,7 +42,8 @@ int usage_error(const std::string& message) {
         stderr,
         "rtbench: %s\nusage: rtbench WORKLOAD [--config FILE] [--set KEY=VALUE]... [--port PORT]\n"
         "       rtbench soak [--seconds S] [--trace-every T] [--config FILE] [--set "
-        "KEY=VALUE]...\n",
+        "KEY=VALUE]...\n"
+        "       rtbench scale [--max N] [--config FILE] [--set KEY=VALUE]...\n",
         message.c_str());
     return 2;
 }
@@ -54,6 +59,7 @@ int main(int argc, char** argv) {
     long port = -1;
     std::optional<long> seconds;
     std::optional<long> trace_every;
+    std::optional<long> max_size;
     std::optional<std::string> config_file;
     for (int i = 2; i < argc; ++i) {
         std::string arg = argv[i];
@@ -76,6 +82,12 @@ int main(int argc, char** argv) {
                 return usage_error(
                     "--trace-every needs a whole number of seconds (at least 1), not '" +
                     std::string(argv[i]) + "'");
+        } else if (arg == "--max" && i + 1 < argc) {
+            char* end = nullptr;
+            max_size = std::strtol(argv[++i], &end, 10);
+            if (*end != '\0' || *max_size < 1000)
+                return usage_error("--max needs a number of tasks (at least 1000), not '" +
+                                   std::string(argv[i]) + "'");
         } else if ((arg == "--config" || arg == "--set") && i + 1 < argc) {
             std::string value = argv[++i];
 #ifdef RTBENCH_HAS_CONFIG
@@ -91,6 +103,7 @@ int main(int argc, char** argv) {
         }
     }
     if (seconds && workload != "soak") return usage_error("--seconds is for 'rtbench soak' only");
+    if (max_size && workload != "scale") return usage_error("--max is for 'rtbench scale' only");
     if (trace_every && workload != "soak")
         return usage_error("--trace-every is for 'rtbench soak' only");
     try {
@@ -99,6 +112,7 @@ int main(int argc, char** argv) {
         for (const std::string& o : overrides)
             rtkit::config::apply_override(config, o);
 #endif
+        if (workload == "scale") return rtbench::run_scale(config, max_size.value_or(1'000'000));
         rtbench::shape_runtime(workload, config);
         rtkit::runtime rt(config);
         if (workload == "soak")

@@ -242,7 +242,11 @@ void handle::cancel_region(region_node& region, cancel_reason reason) {
     auto* mine = new cancel_reason(std::move(reason));
     cancel_reason* none = nullptr;
     if (!region.reason.compare_exchange_strong(none, mine, std::memory_order_acq_rel)) delete mine;
+    // Marked already: by an earlier call, or by a cancellation of a region
+    // above it, whose look at the stores covered this region's tasks too
+    // (and a task that starts later sees the mark at its first poll).
     if (region.cancelled.exchange(true, std::memory_order_acq_rel)) return;
+    region.cancel_below();
     // Each worker finds the region's tasks in its own store.
     for (std::size_t i = 0; i < group_->size(); ++i) {
         worker& w = group_->worker_at(i);

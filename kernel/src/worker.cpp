@@ -219,9 +219,14 @@ void worker::rescue_stranded() {
 
 void worker::cancel_region_tasks(region_node& region) {
     const cancel_reason why = region.cancel_reason_or_default();
+    // Every region below `region` is marked cancelled too (cancel_below), so
+    // one look at each task's region finds them all. A task in a region some
+    // other cancellation marked is asked too: it would be anyway.
     for_each_task([&](task_header* t) {
+        counters_.cancel_walk_visits.add();
+        if (t->state.load(std::memory_order_relaxed) & task_state::cancel_requested) return;
         region_node* const in = t->region();
-        if (in && in->is_within(&region)) handle_.request_cancel(t, why);
+        if (in && in->is_cancelled()) handle_.request_cancel(t, why);
     });
 }
 

@@ -31,6 +31,9 @@ struct alignas(64) worker_counters {
     owned_count timers_armed;
     owned_count timers_fired;
     owned_count timers_cancelled;
+    /// Tasks looked at by region cancellations (kernel tests check that a
+    /// cascade of cancellations looks at each task a bounded number of times).
+    owned_count cancel_walk_visits;
 
     /// Counts the end of a task by its outcome tag (detail::outcome_slot:
     /// outcome<T>::state + 1).

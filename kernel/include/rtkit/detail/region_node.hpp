@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "rtkit/outcome.hpp"
+#include "rtkit/sync/spin_lock.hpp"
 #include "rtkit/waker.hpp"
 
 namespace rtkit::detail {
@@ -16,6 +17,12 @@ std::uint64_t next_region_id() noexcept;
 
 /// Counts what lives in a region (tasks and child regions) and lets the owner
 /// of a region scope wait until it is empty once the scope's body ended.
+///
+/// The open regions of a runtime form a tree (each node lists its children),
+/// so that cancelling a region marks every region below it at once: a region
+/// then knows it is cancelled from its own flag, and the cancellations that
+/// follow from the first (each region scope below passes its owner's
+/// cancellation on) find their regions marked already and cost nothing.
 ///
 /// `word` packs the count (in units of `one`) with three flags, so that the last
 /// leaver's final access to the node is one atomic operation: the one that
@@ -37,6 +44,12 @@ struct region_node {
     std::atomic<bool> cancelled{false};
     std::atomic<cancel_reason*> reason{nullptr};
     waker closer;
+    /// The tree: this node's children, and its place among its parent's.
+    /// Changed and walked under the parent's children_lock.
+    region_node* first_child = nullptr;
+    region_node* next_sibling = nullptr;
+    region_node* prev_sibling = nullptr;
+    sync::detail::spin_lock children_lock;
 
     region_node() = default;
     /// A region that is never closed, so it keeps no count.
@@ -71,18 +84,65 @@ struct region_node {
         closer = std::move(w);
         return !(word.fetch_or(closer_set, std::memory_order_acq_rel) & drained);
     }
-    /// True when this region or one above it was cancelled.
-    bool is_cancelled() const noexcept {
-        for (const region_node* r = this; r; r = r->parent)
-            if (r->cancelled.load(std::memory_order_acquire)) return true;
-        return false;
+    /// Joins the tree under `parent` (set as `this->parent`), cancelled from
+    /// the start if `parent` is.
+    void link_under(region_node& up) noexcept {
+        parent = &up;
+        up.children_lock.lock();
+        next_sibling = up.first_child;
+        if (next_sibling) next_sibling->prev_sibling = this;
+        up.first_child = this;
+        // Under the parent's lock: a cancellation of the parent either finds
+        // this node in the list, or set the parent's flag before this read.
+        if (up.cancelled.load(std::memory_order_acquire))
+            cancelled.store(true, std::memory_order_release);
+        up.children_lock.unlock();
     }
-    /// True when `this` is `ancestor` or lies below it.
-    bool is_within(const region_node* ancestor) const noexcept {
-        for (const region_node* r = this; r; r = r->parent)
-            if (r == ancestor) return true;
-        return false;
+    /// Leaves the tree (once drained: it has no children left).
+    void unlink() noexcept {
+        region_node& up = *parent;
+        up.children_lock.lock();
+        if (prev_sibling)
+            prev_sibling->next_sibling = next_sibling;
+        else
+            up.first_child = next_sibling;
+        if (next_sibling) next_sibling->prev_sibling = prev_sibling;
+        up.children_lock.unlock();
     }
+    /// Marks every region below this one cancelled, in time linear in their
+    /// number and without allocating. The regions on the path from here down
+    /// stay locked while their children are visited, so none of them can
+    /// leave the tree meanwhile; locks are taken top-down only, as
+    /// link_under() and unlink() take just the parent's.
+    void cancel_below() noexcept {
+        region_node* node = this;
+        node->children_lock.lock();
+        region_node* child = node->first_child;
+        for (;;) {
+            if (child) {
+                child->cancelled.store(true, std::memory_order_release);
+                child->children_lock.lock();
+                if (child->first_child) {  // down, keeping the path locked
+                    node = child;
+                    child = node->first_child;
+                    continue;
+                }
+                child->children_lock.unlock();
+                child = child->next_sibling;
+                continue;
+            }
+            if (node == this) break;
+            // Up: the parent's lock is still held, so the next sibling stays.
+            child = node->next_sibling;
+            region_node* const up = node->parent;
+            node->children_lock.unlock();
+            node = up;
+        }
+        node->children_lock.unlock();
+    }
+    /// True when this region was cancelled, or a region above it (which
+    /// marks every region below it, and a new region below it at its start).
+    bool is_cancelled() const noexcept { return cancelled.load(std::memory_order_acquire); }
     /// The reason of the nearest cancelled region at or above this one.
     cancel_reason cancel_reason_or_default() const {
         for (const region_node* r = this; r; r = r->parent)

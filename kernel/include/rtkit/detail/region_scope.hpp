@@ -62,8 +62,8 @@ class scoped_spawn_region {
 template <class R, class F>
 task<R> run_region(handle& home, region_node& parent, F body) {
     region_node node;
-    node.parent = &parent;
     node.home = &home;
+    node.link_under(parent);
     parent.enter();
     std::exception_ptr failure;
     std::optional<std::conditional_t<std::is_void_v<R>, bool, R>> value;
@@ -80,6 +80,7 @@ task<R> run_region(handle& home, region_node& parent, F body) {
     }
     if (failure) home.cancel_region(node, cancel_reason{"region body failed"});
     co_await region_drain_awaiter(home, node);
+    node.unlink();
     parent.leave();
     if (failure) std::rethrow_exception(failure);
     if constexpr (!std::is_void_v<R>) co_return std::move(*value);
