@@ -381,6 +381,9 @@ void worker::carry_out(remote_request& request) {
         next = pop_lanes();
         if (!next) return false;
     }
+    // Counted as it starts: a snapshot taken while this batch runs on sees
+    // every poll that woke anyone.
+    counters_.polls.add();
     execute(next);
     return true;
 }
@@ -396,20 +399,12 @@ struct settle_at_batch_end {
 
 bool worker::run_once() {
     settle_at_batch_end settle{*this};
-    if (!poll_next()) return false;
-    counters_.polls.add();
-    return true;
+    return poll_next();
 }
 
 std::size_t worker::run_batch(std::size_t limit) {
     settle_at_batch_end settle{*this};
     std::size_t polls = 0;
-    // Counted on every exit: a poll may throw (a plugin failing under it).
-    struct count_polls {
-        owned_count& into;
-        std::size_t& polls;
-        ~count_polls() { into.add(polls); }
-    } count{counters_.polls, polls};
     while (polls < limit && poll_next())
         ++polls;
     return polls;
