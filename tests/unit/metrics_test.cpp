@@ -203,7 +203,7 @@ task<join_handle<void>> spawns_spinner(const std::atomic<bool>& released) {
 }
 }  // namespace
 
-TEST_CASE("metrics: a poll is counted when it starts, not when its worker's batch ends") {
+TEST_CASE("metrics: a poll is counted when it starts - not when its worker's batch ends") {
     // One worker polls the parent, which wakes the root as it ends, and then
     // the spinner in the same dispatch batch; the root reads the metrics
     // while the spinner holds that batch open.
