@@ -1,5 +1,5 @@
 #pragma once
-// rtkit::timer_driver: the clock and the deadline store that timer plugins implement.
+// rtkit::timer_driver: the deadline store that timer plugins implement.
 #include <cstdint>
 #include <optional>
 
@@ -13,7 +13,18 @@ namespace rtkit {
 /// that already fired, or whose slot was reused, is a harmless no-op.
 using timer_handle = std::uint64_t;
 
-/// Keeps deadlines with their wakers and provides the runtime's clock.
+/// Keeps deadlines with their wakers and fires them when the kernel says the
+/// time has come.
+///
+/// The clock: a runtime has one clock, and every instant the kernel passes
+/// (insert's deadline, fire's now) is on it. The kernel reads the time itself
+/// (cx::now(), a sleep's deadline, what it fires with); the driver only
+/// compares the instants it is given. A driver that answers
+/// query_interface(timer_clock_binding_name) (rtkit/clock.hpp) is bound to the
+/// runtime's clock once, before any other call, and its now() then returns that
+/// clock's time, which may be a virtual clock that starts at zero and jumps by
+/// hours; a driver that does not keeps steady_clock, and the runtime refuses a
+/// virtual clock for it.
 ///
 /// Threads: the kernel calls insert, cancel, next_deadline and fire from one
 /// thread at a time, the one that holds the runtime's worker ("the owner").
@@ -26,17 +37,18 @@ using timer_handle = std::uint64_t;
 /// owner.
 ///
 /// Nothing here blocks or sleeps: the kernel waits for the next deadline in
-/// the reactor. The wakers fire() wakes run inside it and only enqueue their
-/// task; they never call back into the driver.
+/// the reactor. The wakers fire() runs are called inside it; they may cancel()
+/// timers (another one due in the same fire() included, which then does not
+/// fire) and nothing else of the driver.
 class timer_driver : public plugin_object {
   public:
     plugin_identity identity() const noexcept final {
         return {RTKIT_PLUGIN_TIMER, RTKIT_PLUGIN_ABI_MAJOR};
     }
 
-    /// Any thread, concurrently with every other call. The runtime's clock:
-    /// monotonic, never smaller than a value it returned before on any thread.
-    /// Called on every sleep and every worker turn, so keep it as cheap as a
+    /// Any thread, concurrently with every other call. The bound clock's time,
+    /// or steady_clock's for a driver that binds none: monotonic, never smaller
+    /// than a value it returned before on any thread. Keep it as cheap as a
     /// clock_gettime(CLOCK_MONOTONIC). Never throws.
     virtual instant now() const noexcept = 0;
 
@@ -51,7 +63,9 @@ class timer_driver : public plugin_object {
 
     /// Owner. Disarms the timer and drops its waker without waking it; true
     /// when it did. False, doing nothing, when the timer already fired or was
-    /// cancelled, or the handle is stale (its slot since reused). O(1).
+    /// cancelled, or the handle is stale (its slot since reused). Keep it cheap
+    /// (a wheel's is O(1), a heap's O(log n)): the kernel cancels every timeout
+    /// whose work finished first.
     virtual bool cancel(timer_handle handle) noexcept = 0;
 
     /// Owner. The earliest armed deadline, or nothing when no timer is armed.
@@ -60,11 +74,17 @@ class timer_driver : public plugin_object {
     virtual std::optional<instant> next_deadline() const noexcept = 0;
 
     /// Owner. Wakes, once each, and disarms every timer whose deadline is at
-    /// or before `now`; returns how many fired. Later timers stay armed. Should
-    /// not throw (the wakers do not, and no allocation is needed). A throw ends
-    /// the block_on that was driving the worker, or stops the runtime's
-    /// background thread with a report on stderr, so it must leave every timer
-    /// it did not fire still armed.
+    /// or before `now`; returns how many fired. Later timers stay armed. What
+    /// is due is decided from `now` alone, never from a clock reading of the
+    /// driver's own (a test may pass an instant the clock has not reached).
+    /// They wake in deadline order at the driver's resolution (a wheel's tick:
+    /// the earlier tick first, a deadline already past when it was inserted
+    /// counting as due in the tick the wheel stood at), timers with equal
+    /// deadlines in the order they were inserted. A timer a waker cancels
+    /// before its turn does not fire and is not counted. Should not throw (the wakers do not, and
+    /// no allocation is needed). A throw ends the block_on that was driving the worker, or stops
+    /// the runtime's background thread with a report on stderr, so it must leave every timer it did
+    /// not fire still armed.
     virtual std::size_t fire(instant now) = 0;
 };
 
