@@ -3,25 +3,13 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <cstring>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 namespace rtkit_wheel {
 namespace {
-
-constexpr unsigned bits_per_level = 6;
-/// Ticks covered by all six levels; a deadline in a later block of this size
-/// waits in the overflow heap.
-constexpr unsigned wheel_bits = bits_per_level * timing_wheel::levels;
-
-constexpr std::uint64_t block_of(std::uint64_t tick) {
-    return tick >> wheel_bits;
-}
-
-/// The level at which `tick` belongs when the wheel stands at `elapsed` (same block).
-unsigned level_for(std::uint64_t elapsed, std::uint64_t tick) {
-    const std::uint64_t masked = (elapsed ^ tick) | (timing_wheel::slots_per_level - 1);
-    return static_cast<unsigned>(63 - std::countl_zero(masked)) / bits_per_level;
-}
 
 constexpr std::uint32_t index_of(rtkit::timer_handle h) {
     return static_cast<std::uint32_t>(h);
@@ -30,44 +18,75 @@ constexpr std::uint32_t generation_of(rtkit::timer_handle h) {
     return static_cast<std::uint32_t>(h >> 32);
 }
 
-/// Heap order: std::push_heap keeps the largest on top, so compare reversed.
-struct later_deadline {
-    template <class T>
-    bool operator()(const T& a, const T& b) const noexcept {
-        return a.deadline > b.deadline;
-    }
-};
+unsigned checked_slot_bits(unsigned levels, unsigned slots_per_level) {
+    if (levels < 1 || levels > timing_wheel::max_levels)
+        throw std::invalid_argument("levels must be between 1 and " +
+                                    std::to_string(timing_wheel::max_levels) + ", not " +
+                                    std::to_string(levels));
+    if (slots_per_level < 2 || slots_per_level > timing_wheel::max_slots_per_level ||
+        !std::has_single_bit(slots_per_level))
+        throw std::invalid_argument(
+            "slots_per_level must be a power of two from 2 to 64 (2, 4, 8, 16, 32 or 64), not " +
+            std::to_string(slots_per_level));
+    return static_cast<unsigned>(std::countr_zero(slots_per_level));
+}
 
 }  // namespace
 
 timing_wheel::timing_wheel(const rtkit::plugin_options& options)
-    : timing_wheel(std::chrono::microseconds(options.get_int("tick_us"))) {}
+    : timing_wheel(std::chrono::microseconds(options.get_int("tick_us")),
+                   static_cast<unsigned>(options.get_int("levels")),
+                   static_cast<unsigned>(options.get_int("slots_per_level"))) {}
 
-timing_wheel::timing_wheel(rtkit::duration tick)
-    : tick_ns_(tick.count()), origin_ns_(now().time_since_epoch().count()) {
-    for (auto& level : heads_)
-        level.fill(nil);
+timing_wheel::timing_wheel(rtkit::duration tick, unsigned levels, unsigned slots_per_level)
+    : tick_ns_(tick.count()),
+      origin_ns_(now().time_since_epoch().count()),
+      levels_(levels),
+      slot_bits_(checked_slot_bits(levels, slots_per_level)),
+      wheel_bits_(levels * slot_bits_) {
+    if (tick_ns_ <= 0) throw std::invalid_argument("the tick must be positive");
+    heads_.fill(nil);
+}
+
+void* timing_wheel::query_interface(const char* name) noexcept {
+    if (std::strcmp(name, rtkit::timer_clock_binding_name) == 0)
+        return static_cast<rtkit::timer_clock_binding*>(this);
+    return nullptr;
+}
+
+void timing_wheel::bind_clock(const rtkit::clock_source& clock) noexcept {
+    clock_ = &clock;
+    origin_ns_ = clock.now().time_since_epoch().count();
 }
 
 rtkit::instant timing_wheel::now() const noexcept {
+    if (clock_) return clock_->now();
     return std::chrono::time_point_cast<rtkit::duration>(std::chrono::steady_clock::now());
 }
 
 std::uint64_t timing_wheel::tick_of(std::int64_t deadline_ns) const noexcept {
     // Compared first so that a far-past deadline cannot overflow the subtraction.
     if (deadline_ns <= origin_ns_) return 0;
-    return static_cast<std::uint64_t>((deadline_ns - origin_ns_) / tick_ns_);
+    // Unsigned: a deadline near the clock's end minus a negative origin exceeds int64.
+    return (static_cast<std::uint64_t>(deadline_ns) - static_cast<std::uint64_t>(origin_ns_)) /
+           static_cast<std::uint64_t>(tick_ns_);
 }
 
-void timing_wheel::link(std::uint32_t index, unsigned level, unsigned slot) noexcept {
+std::uint32_t& timing_wheel::head_of(const entry& e) noexcept {
+    if (e.level == in_overflow) return overflow_.find(block_of(e.tick))->second;
+    if (e.level == firing) return firing_head_;
+    return heads_[e.level * max_slots_per_level + e.slot];
+}
+
+void timing_wheel::link(std::uint32_t index, std::uint8_t level, std::uint8_t slot) noexcept {
     entry& e = slab_[index];
-    e.level = static_cast<std::uint8_t>(level);
-    e.slot = static_cast<std::uint8_t>(slot);
-    std::uint32_t& head = heads_[level][slot];
+    e.level = level;
+    e.slot = slot;
+    std::uint32_t& head = head_of(e);
     if (head == nil) {
         e.prev = e.next = index;
         head = index;
-        occupied_[level] |= std::uint64_t{1} << slot;
+        if (level < levels_) occupied_[level] |= std::uint64_t{1} << slot;
         return;
     }
     // Append at the tail (head's prev): timers due together fire in insertion order.
@@ -78,12 +97,17 @@ void timing_wheel::link(std::uint32_t index, unsigned level, unsigned slot) noex
     slab_[head].prev = index;
 }
 
+void timing_wheel::link_overflow(std::uint32_t index) noexcept {
+    link(index, in_overflow, 0);  // its block's list exists: insert made it
+}
+
 void timing_wheel::unlink(std::uint32_t index) noexcept {
     entry& e = slab_[index];
-    std::uint32_t& head = heads_[e.level][e.slot];
+    std::uint32_t& head = head_of(e);
     if (e.next == index) {
         head = nil;
-        occupied_[e.level] &= ~(std::uint64_t{1} << e.slot);
+        if (e.level < levels_) occupied_[e.level] &= ~(std::uint64_t{1} << e.slot);
+        if (e.level == in_overflow) overflow_.erase(block_of(e.tick));
     } else {
         slab_[e.prev].next = e.next;
         slab_[e.next].prev = e.prev;
@@ -93,8 +117,12 @@ void timing_wheel::unlink(std::uint32_t index) noexcept {
 
 void timing_wheel::place(std::uint32_t index) noexcept {
     entry& e = slab_[index];
-    const unsigned level = level_for(elapsed_, e.tick);
-    link(index, level, static_cast<unsigned>(e.tick >> (bits_per_level * level)) & 63);
+    // The highest base-2^slot_bits_ digit in which the tick differs from elapsed_.
+    const std::uint64_t differing = (elapsed_ ^ e.tick) | ((std::uint64_t{1} << slot_bits_) - 1);
+    const unsigned level = static_cast<unsigned>(63 - std::countl_zero(differing)) / slot_bits_;
+    const unsigned slot =
+        static_cast<unsigned>(e.tick >> (slot_bits_ * level)) & ((1u << slot_bits_) - 1);
+    link(index, static_cast<std::uint8_t>(level), static_cast<std::uint8_t>(slot));
 }
 
 void timing_wheel::release(std::uint32_t index) noexcept {
@@ -111,9 +139,8 @@ rtkit::timer_handle timing_wheel::insert(rtkit::instant deadline, rtkit::waker w
     const std::int64_t deadline_ns = deadline.time_since_epoch().count();
     const std::uint64_t tick = std::max(tick_of(deadline_ns), elapsed_);
     const bool overflows = block_of(tick) != block_of(elapsed_);
-    // Everything that may throw happens before the wheel changes.
-    if (overflows && overflow_.size() == overflow_.capacity())
-        overflow_.reserve(std::max<std::size_t>(16, overflow_.capacity() * 2));
+    // The steps that may throw (growing the slab, making an overflow list)
+    // come before the wheel changes.
     std::uint32_t index = free_head_;
     if (index == nil) {
         slab_.emplace_back();
@@ -121,16 +148,29 @@ rtkit::timer_handle timing_wheel::insert(rtkit::instant deadline, rtkit::waker w
     } else {
         free_head_ = slab_[index].next;
     }
+    const bool overflow_was_empty = overflow_.empty();
+    if (overflows) {
+        try {
+            overflow_.try_emplace(block_of(tick), nil);
+        } catch (...) {
+            slab_[index].next = free_head_;
+            free_head_ = index;
+            throw;
+        }
+    }
     entry& e = slab_[index];
     e.deadline = deadline_ns;
     e.tick = tick;
     e.waker = std::move(w);
     const rtkit::timer_handle handle = index | (std::uint64_t{e.generation} << 32);
     if (overflows) {
-        e.level = in_overflow;
-        overflow_.push_back({deadline_ns, handle});
-        std::push_heap(overflow_.begin(), overflow_.end(), later_deadline{});
-        ++overflow_live_;
+        if (overflow_was_empty) {
+            overflow_earliest_ = deadline_ns;
+            overflow_valid_ = true;
+        } else if (overflow_valid_ && deadline_ns < overflow_earliest_) {
+            overflow_earliest_ = deadline_ns;
+        }
+        link_overflow(index);
     } else {
         place(index);
     }
@@ -152,57 +192,57 @@ bool timing_wheel::entry_alive(rtkit::timer_handle handle) const noexcept {
 bool timing_wheel::cancel(rtkit::timer_handle handle) noexcept {
     if (!entry_alive(handle)) return false;
     const std::uint32_t index = index_of(handle);
-    entry& e = slab_[index];
+    const entry& e = slab_[index];
     if (cache_valid_ && e.deadline == cached_earliest_) cache_valid_ = false;
-    if (e.level == in_overflow) {
-        // Its heap item goes stale (generation check) and is dropped lazily; compact
-        // when stale items outnumber live ones so the heap cannot grow without bound.
-        --overflow_live_;
-        release(index);
-        if (overflow_.size() > 2 * overflow_live_ + 64) {
-            std::erase_if(overflow_,
-                          [&](const overflow_item& i) { return !entry_alive(i.handle); });
-            std::make_heap(overflow_.begin(), overflow_.end(), later_deadline{});
-        }
-        return true;
-    }
+    if (e.level == in_overflow && e.deadline == overflow_earliest_) overflow_valid_ = false;
     unlink(index);
     release(index);
     return true;
 }
 
-void timing_wheel::drop_stale_overflow() const noexcept {
-    while (!overflow_.empty() && !entry_alive(overflow_.front().handle)) {
-        std::pop_heap(overflow_.begin(), overflow_.end(), later_deadline{});
-        overflow_.pop_back();
-    }
-}
-
-void timing_wheel::pull_overflow_into_wheel() noexcept {
-    for (drop_stale_overflow(); !overflow_.empty(); drop_stale_overflow()) {
-        const std::uint32_t index = index_of(overflow_.front().handle);
-        if (block_of(slab_[index].tick) != block_of(elapsed_)) break;
-        std::pop_heap(overflow_.begin(), overflow_.end(), later_deadline{});
-        overflow_.pop_back();
-        --overflow_live_;
-        place(index);
-    }
-}
-
 void timing_wheel::set_elapsed(std::uint64_t tick) noexcept {
     const bool new_block = block_of(tick) != block_of(elapsed_);
     elapsed_ = tick;
-    if (new_block) pull_overflow_into_wheel();
+    if (!new_block) return;
+    // The new block's overflow list moves into the wheel, in insertion order.
+    const auto list = overflow_.find(block_of(tick));
+    if (list == overflow_.end()) return;
+    std::uint32_t i = list->second;
+    slab_[slab_[i].prev].next = nil;
+    overflow_.erase(list);
+    while (i != nil) {
+        const std::uint32_t next = slab_[i].next;
+        place(i);
+        i = next;
+    }
+    overflow_valid_ = false;
+}
+
+std::int64_t timing_wheel::overflow_earliest() const noexcept {
+    if (!overflow_valid_) {
+        // In the list of the first block: later blocks hold later deadlines.
+        overflow_earliest_ = std::numeric_limits<std::int64_t>::max();
+        if (!overflow_.empty()) {
+            const std::uint32_t head = overflow_.begin()->second;
+            std::uint32_t i = head;
+            do {
+                overflow_earliest_ = std::min(overflow_earliest_, slab_[i].deadline);
+                i = slab_[i].next;
+            } while (i != head);
+        }
+        overflow_valid_ = true;
+    }
+    return overflow_earliest_;
 }
 
 std::int64_t timing_wheel::earliest_deadline() const noexcept {
-    std::int64_t earliest = INT64_MAX;
+    std::int64_t earliest = std::numeric_limits<std::int64_t>::max();
     // Lower levels hold earlier ticks, and within a level lower slots do, so the
     // earliest entry is in the first occupied slot of the first occupied level.
-    for (unsigned level = 0; level < levels; ++level) {
+    for (unsigned level = 0; level < levels_; ++level) {
         if (occupied_[level] == 0) continue;
         const unsigned slot = static_cast<unsigned>(std::countr_zero(occupied_[level]));
-        const std::uint32_t head = heads_[level][slot];
+        const std::uint32_t head = heads_[level * max_slots_per_level + slot];
         std::uint32_t i = head;
         do {
             earliest = std::min(earliest, slab_[i].deadline);
@@ -210,8 +250,7 @@ std::int64_t timing_wheel::earliest_deadline() const noexcept {
         } while (i != head);
         break;
     }
-    drop_stale_overflow();
-    if (!overflow_.empty()) earliest = std::min(earliest, overflow_.front().deadline);
+    if (!overflow_.empty()) earliest = std::min(earliest, overflow_earliest());
     return earliest;
 }
 
@@ -226,7 +265,9 @@ std::optional<rtkit::instant> timing_wheel::next_deadline() const noexcept {
     // Up to a tick boundary: fire() at that instant is sure to find it due. Within
     // a tick of the clock's end, the end itself: a far deadline means "never",
     // and must not wrap around to the past.
-    const std::int64_t into_tick = (cached_earliest_ - origin_ns_) % tick_ns_;
+    const std::int64_t into_tick = static_cast<std::int64_t>(
+        (static_cast<std::uint64_t>(cached_earliest_) - static_cast<std::uint64_t>(origin_ns_)) %
+        static_cast<std::uint64_t>(tick_ns_));
     std::int64_t boundary = cached_earliest_;
     if (into_tick != 0 && __builtin_add_overflow(cached_earliest_, tick_ns_ - into_tick, &boundary))
         boundary = std::numeric_limits<std::int64_t>::max();
@@ -234,31 +275,40 @@ std::optional<rtkit::instant> timing_wheel::next_deadline() const noexcept {
 }
 
 std::size_t timing_wheel::fire_slot(unsigned slot, std::int64_t now_ns, bool current_tick) {
-    std::uint32_t i = heads_[0][slot];
-    // Detach the whole list; entries not yet due are linked back in order.
+    // Sort the slot into the firing list (due) and back into the slot (due later
+    // within this tick: never fire early), keeping the order, before any waker
+    // runs; then wake the firing list one entry at a time, so that a waker may
+    // cancel any entry still waiting there.
+    std::uint32_t& head = heads_[slot];
+    std::uint32_t i = head;
     slab_[slab_[i].prev].next = nil;
-    heads_[0][slot] = nil;
+    head = nil;
     occupied_[0] &= ~(std::uint64_t{1} << slot);
-    std::size_t fired = 0;
     while (i != nil) {
         const std::uint32_t next = slab_[i].next;
-        if (current_tick && slab_[i].deadline > now_ns) {
-            link(i, 0, slot);  // due later within this tick: never fire early
-        } else {
-            rtkit::waker w = std::move(slab_[i].waker);
-            release(i);
-            ++fired;
-            w.wake();  // after release: the entry is no longer reachable
-        }
+        if (current_tick && slab_[i].deadline > now_ns)
+            link(i, 0, static_cast<std::uint8_t>(slot));
+        else
+            link(i, firing, 0);
         i = next;
+    }
+    std::size_t fired = 0;
+    while (firing_head_ != nil) {
+        const std::uint32_t due = firing_head_;
+        unlink(due);
+        rtkit::waker w = std::move(slab_[due].waker);
+        release(due);
+        ++fired;
+        w.wake();  // after release: the entry is no longer reachable
     }
     return fired;
 }
 
 void timing_wheel::cascade(unsigned level, unsigned slot) noexcept {
-    std::uint32_t i = heads_[level][slot];
+    std::uint32_t& head = heads_[level * max_slots_per_level + slot];
+    std::uint32_t i = head;
     slab_[slab_[i].prev].next = nil;
-    heads_[level][slot] = nil;
+    head = nil;
     occupied_[level] &= ~(std::uint64_t{1} << slot);
     while (i != nil) {
         const std::uint32_t next = slab_[i].next;
@@ -275,21 +325,21 @@ std::size_t timing_wheel::fire(rtkit::instant now) {
     std::size_t fired = 0;
     while (armed_ > 0) {
         unsigned level = 0;
-        while (level < levels && occupied_[level] == 0)
+        while (level < levels_ && occupied_[level] == 0)
             ++level;
-        if (level == levels) {
+        if (level == levels_) {
             // The wheel is empty: jump to the block of the first overflow deadline
             // if it is due, which pulls that block's entries into the wheel.
-            drop_stale_overflow();
             if (overflow_.empty()) break;
-            const std::uint64_t tick = slab_[index_of(overflow_.front().handle)].tick;
+            const std::uint64_t tick = std::max(tick_of(overflow_earliest()), elapsed_);
             if (tick > now_tick) break;
-            set_elapsed(block_of(tick) << wheel_bits);
+            set_elapsed(block_of(tick) << wheel_bits_);
             continue;
         }
         const unsigned slot = static_cast<unsigned>(std::countr_zero(occupied_[level]));
-        const unsigned shift = bits_per_level * level;
-        const std::uint64_t level_base = elapsed_ & ~((std::uint64_t{1} << (shift + 6)) - 1);
+        const unsigned shift = slot_bits_ * level;
+        const std::uint64_t level_base =
+            elapsed_ & ~((std::uint64_t{1} << (shift + slot_bits_)) - 1);
         const std::uint64_t slot_start = level_base + (std::uint64_t{slot} << shift);
         if (slot_start > now_tick) break;
         elapsed_ = std::max(elapsed_, slot_start);  // same block: nothing to pull

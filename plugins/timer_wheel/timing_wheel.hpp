@@ -2,35 +2,49 @@
 // rtkit_wheel::timing_wheel: a hierarchical timing wheel timer driver.
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <vector>
 
+#include "rtkit/clock.hpp"
 #include "rtkit/plugin.hpp"
 #include "rtkit/timer_driver.hpp"
 
 namespace rtkit_wheel {
 
-/// Six levels of 64 slots over a fixed tick (1 ms by default), as in tokio.
+/// Levels of slots over a fixed tick (by default 6 levels of 64 slots at 1 ms,
+/// as in tokio).
 ///
-/// A deadline maps to tick `floor((deadline - origin) / tick)`. Level L's slots
-/// each span 64^L ticks; an entry sits at the level of the highest 6-bit group
-/// in which its tick differs from the wheel's current tick, so level 0 holds the
-/// next 64 ticks and the six levels cover 2^36 ticks (~795 days at 1 ms).
-/// Deadlines beyond that wait in an overflow heap until the wheel reaches their
-/// 2^36-tick block. As time advances, a higher-level slot that comes due is
-/// cascaded: its entries move down to finer levels.
+/// A deadline maps to tick `floor((deadline - origin) / tick)`. With S slots
+/// per level (a power of two), level L's slots each span S^L ticks; an entry
+/// sits at the level of the highest base-S digit in which its tick differs
+/// from the wheel's current tick, so level 0 holds the next S ticks and the
+/// levels together cover S^levels ticks (a "block": 2^36 ticks, ~795 days at
+/// the defaults). A deadline in a later block waits in that block's overflow
+/// list until the wheel reaches the block. As time advances, a higher-level
+/// slot that comes due is cascaded: its entries move down to finer levels.
 ///
 /// Entries live in a slab reused through a free list (no allocation per insert
-/// once warm) and are doubly linked into their slot, so cancel is an unlink.
-/// timer_handle = slab index | generation << 32; a fired or cancelled entry's
-/// generation moves on, so old handles are recognised as stale.
+/// once warm) and are doubly linked into their slot (or overflow list), so
+/// insert and cancel are O(1) within the wheel's block; an overflow list is
+/// found by its block in an ordered map (O(log) in the number of later blocks
+/// that hold timers). timer_handle = slab index | generation << 32;
+/// a fired or cancelled entry's generation moves on, so old handles are
+/// recognised as stale.
 ///
 /// Timers fire exactly: fire(now) wakes an entry iff its deadline <= now, never
 /// earlier; entries in the current tick whose deadline is still ahead stay put.
-class timing_wheel final : public rtkit::timer_driver {
+/// They wake tick by tick, and within a tick in the order they reached its
+/// slot (equal deadlines in insertion order).
+class timing_wheel final : public rtkit::timer_driver, public rtkit::timer_clock_binding {
   public:
+    static constexpr unsigned max_levels = 10;
+    static constexpr unsigned max_slots_per_level = 64;
+
+    /// From the plugin options tick_us, levels and slots_per_level; throws
+    /// std::invalid_argument when slots_per_level is not a power of two.
     explicit timing_wheel(const rtkit::plugin_options& options);
-    explicit timing_wheel(rtkit::duration tick);
+    explicit timing_wheel(rtkit::duration tick, unsigned levels = 6, unsigned slots_per_level = 64);
 
     rtkit::instant now() const noexcept override;
     rtkit::timer_handle insert(rtkit::instant deadline, rtkit::waker w) override;
@@ -38,13 +52,15 @@ class timing_wheel final : public rtkit::timer_driver {
     std::optional<rtkit::instant> next_deadline() const noexcept override;
     std::size_t fire(rtkit::instant now) override;
 
-    static constexpr unsigned levels = 6;
-    static constexpr unsigned slots_per_level = 64;
+    void* query_interface(const char* name) noexcept override;
+    void bind_clock(const rtkit::clock_source& clock) noexcept override;
 
   private:
     static constexpr std::uint32_t nil = UINT32_MAX;
-    static constexpr std::uint8_t in_overflow = 0xFE;  ///< entry::level of a heap entry
-    static constexpr std::uint8_t unused = 0xFF;       ///< entry::level of a free entry
+    /// entry::level of an entry that is not on a wheel level.
+    static constexpr std::uint8_t firing = 0xFD;       ///< due, waiting for its wake in fire()
+    static constexpr std::uint8_t in_overflow = 0xFE;  ///< in a later block than the wheel's
+    static constexpr std::uint8_t unused = 0xFF;       ///< free
 
     struct entry {
         std::int64_t deadline = 0;  ///< exact, in ns on the driver's clock
@@ -56,35 +72,42 @@ class timing_wheel final : public rtkit::timer_driver {
         std::uint8_t slot = 0;
         rtkit::waker waker;
     };
-    struct overflow_item {
-        std::int64_t deadline;
-        rtkit::timer_handle handle;  ///< stale once cancelled: dropped lazily
-    };
 
     std::uint64_t tick_of(std::int64_t deadline_ns) const noexcept;
+    std::uint64_t block_of(std::uint64_t tick) const noexcept { return tick >> wheel_bits_; }
+    std::uint32_t& head_of(const entry& e) noexcept;
     void place(std::uint32_t index) noexcept;
-    void link(std::uint32_t index, unsigned level, unsigned slot) noexcept;
+    void link(std::uint32_t index, std::uint8_t level, std::uint8_t slot) noexcept;
+    void link_overflow(std::uint32_t index) noexcept;
     void unlink(std::uint32_t index) noexcept;
     void release(std::uint32_t index) noexcept;
     void set_elapsed(std::uint64_t tick) noexcept;
-    void pull_overflow_into_wheel() noexcept;
-    void drop_stale_overflow() const noexcept;
     bool entry_alive(rtkit::timer_handle handle) const noexcept;
+    std::int64_t overflow_earliest() const noexcept;
     std::int64_t earliest_deadline() const noexcept;
     std::size_t fire_slot(unsigned slot, std::int64_t now_ns, bool current_tick);
     void cascade(unsigned level, unsigned slot) noexcept;
 
+    const rtkit::clock_source* clock_ = nullptr;  ///< the runtime's, once bound
     std::int64_t tick_ns_;
-    std::int64_t origin_ns_;     ///< tick 0 starts here
+    std::int64_t origin_ns_;  ///< tick 0 starts here
+    unsigned levels_;
+    unsigned slot_bits_;         ///< log2 of the slots per level
+    unsigned wheel_bits_;        ///< levels_ * slot_bits_: a block is 2^wheel_bits_ ticks
     std::uint64_t elapsed_ = 0;  ///< the current tick: every earlier tick has been processed
     std::vector<entry> slab_;
     std::uint32_t free_head_ = nil;
     std::size_t armed_ = 0;
-    std::array<std::array<std::uint32_t, slots_per_level>, levels> heads_;
-    std::array<std::uint64_t, levels> occupied_{};  ///< bit s set: slot s has entries
-    /// Min-heap by deadline; mutable so that const readers may drop stale tops.
-    mutable std::vector<overflow_item> overflow_;
-    std::size_t overflow_live_ = 0;  ///< items in overflow_ that are not stale
+    /// heads_[level * max_slots_per_level + slot]: the first entry of each slot.
+    std::array<std::uint32_t, max_levels * max_slots_per_level> heads_;
+    std::array<std::uint64_t, max_levels> occupied_{};  ///< bit s set: slot s has entries
+    /// Block -> the first entry of its overflow list (in insertion order); a
+    /// block is in the map while its list has entries.
+    std::map<std::uint64_t, std::uint32_t> overflow_;
+    std::uint32_t firing_head_ = nil;  ///< due entries of the slot being fired
+    /// The earliest deadline in the overflow lists, valid while overflow_valid_.
+    mutable std::int64_t overflow_earliest_ = 0;
+    mutable bool overflow_valid_ = false;
     /// The earliest armed deadline (exact), valid while cache_valid_.
     mutable std::int64_t cached_earliest_ = 0;
     mutable bool cache_valid_ = false;

@@ -180,7 +180,7 @@ TEST_CASE("plugins list - name kind version ABI file and description of each bui
     const std::string out = replace_all(r.out, plugin_dir, "PLUGINS");
     CHECK(out.rfind("NAME        KIND     VERSION  ABI  FILE", 0) == 0);
     CHECK(contains(out, "\nepoll       reactor  1.0.0    2.0  PLUGINS/rtkit_reactor_epoll.so"));
-    CHECK(contains(out, "\nwheel       timer    1.0.0    2.0  PLUGINS/rtkit_timer_wheel.so"));
+    CHECK(contains(out, "\nwheel       timer    1.1.0    2.0  PLUGINS/rtkit_timer_wheel.so"));
     CHECK(contains(out, "\nthree_lane  lanes    2.1.0    2.0  PLUGINS/rtkit_lanes_three_lane.so"));
     CHECK(contains(out, "edge-triggered epoll readiness reactor with an eventfd wake"));
     CHECK(contains(out, "\nsearch path (in order):\n  PLUGINS\n"));
