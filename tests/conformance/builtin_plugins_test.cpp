@@ -1,6 +1,6 @@
 // What the built-in plugins promise beyond their kind's conformance suite:
-// the suites again under non-default options, uring's completion cases run
-// (not skipped), and three_lane's exact fairness.
+// the suites again under non-default options (the wheel's geometry too),
+// uring's completion cases run (not skipped), and three_lane's exact fairness.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -68,6 +68,32 @@ TEST_CASE(
 TEST_CASE("wheel passes its suite with a 10 us tick (overflow after 7.9 days)") {
     check_passed(rtkit::conformance::run_timer_conformance(plugin_dir / "rtkit_timer_wheel.so",
                                                            {{"tick_us", std::int64_t{10}}}));
+}
+
+TEST_CASE("wheel passes its suite with 3 levels of 8 slots (overflow lists after 512 ms)") {
+    check_passed(rtkit::conformance::run_timer_conformance(
+        plugin_dir / "rtkit_timer_wheel.so",
+        {{"levels", std::int64_t{3}}, {"slots_per_level", std::int64_t{8}}}));
+}
+
+TEST_CASE("wheel refuses a slots_per_level that is not a power of two - saying which are") {
+    std::string error;
+    try {
+        rtkit::plugin_loader().create_by_name<rtkit::timer_driver>(
+            "wheel", {{"slots_per_level", std::int64_t{48}}});
+    } catch (const rtkit::plugin_error& e) {
+        error = e.what();
+    }
+    CHECK(error.find("failed to start: slots_per_level must be a power of two from 2 to 64 (2, "
+                     "4, 8, 16, 32 or 64), not 48") != std::string::npos);
+}
+
+TEST_CASE("heap passes its suite as a binary heap and as a 16-ary one") {
+    for (const std::int64_t arity : {2, 16}) {
+        INFO("arity " << arity);
+        check_passed(rtkit::conformance::run_timer_conformance(plugin_dir / "rtkit_timer_heap.so",
+                                                               {{"arity", arity}}));
+    }
 }
 
 TEST_CASE("three_lane passes its suite with a streak limit of 1") {
