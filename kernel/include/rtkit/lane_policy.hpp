@@ -57,17 +57,48 @@ class lane_policy : public plugin_object {
     virtual schedulable* pop() noexcept = 0;
 
     /// Gives up to `max` entries to a thief, writing them to `out`, and
-    /// returns how many. The kernel asks for about half of size(). Entries of
-    /// any lane may go: the thief queues each again in its own lanes, a task
-    /// with a pending cancellation into its cancel lane. (A local task, which
-    /// runs only on its own worker, is pushed here again, at the back of its
-    /// lane.) A policy that gives nothing while it holds entries leaves the
-    /// thief idle (the conformance suite asks for at least one); the kernel
-    /// then asks this instance again only after its next push.
+    /// returns how many. The kernel asks for about half of size(), and a
+    /// policy should hand over a batch: at least half of min(max, size()),
+    /// rounded up (the conformance suite checks it). Entries of any lane may
+    /// go: the thief queues each again in its own lanes, a task with a pending
+    /// cancellation into its cancel lane. (A local task, which runs only on
+    /// its own worker, is pushed here again, at the back of its lane.) A
+    /// policy that gives nothing while it holds entries leaves the thief idle;
+    /// the kernel then asks this instance again only after its next push.
     virtual std::size_t steal(schedulable** out, std::size_t max) noexcept = 0;
 
     /// How many entries are queued in all lanes.
     virtual std::size_t size() const noexcept = 0;
+};
+
+/// The name under which a lane policy answers query_interface() with a
+/// lanes_fairness*.
+inline constexpr const char* lanes_fairness_name = "rtkit.lanes_fairness.v1";
+
+/// An extension of lane_policy (version 1): what the policy promises about
+/// how long an entry waits, counted in pops, so that a test can hold it to
+/// that (the lanes conformance suite does). The kernel never asks. Any
+/// thread; the answers depend only on the arguments and the policy's options.
+class lanes_fairness {
+  public:
+    /// max_pops_before()'s answer for a policy that promises no bound.
+    static constexpr std::size_t no_bound = SIZE_MAX;
+
+    /// The most pop()s that return other entries between an entry's push into
+    /// `which` and the pop() that returns it, when `cancel_queued` and
+    /// `ready_queued` entries were queued in the two lanes at its push,
+    /// whatever is pushed after it (steal() only takes entries away), or
+    /// no_bound. A FIFO's is cancel_queued + ready_queued.
+    virtual std::size_t max_pops_before(lane which, std::size_t cancel_queued,
+                                        std::size_t ready_queued) const noexcept = 0;
+
+    /// 0 when pop() chooses deterministically. Otherwise each pop() picks
+    /// uniformly at random among the min(size(), n) queued entries that were
+    /// pushed earliest, whatever their lane.
+    virtual std::size_t random_window() const noexcept = 0;
+
+  protected:
+    ~lanes_fairness() = default;
 };
 
 }  // namespace rtkit
