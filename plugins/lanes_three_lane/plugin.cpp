@@ -11,7 +11,7 @@ constexpr rtkit_option_decl three_lane_options[] = {
 
 constexpr rtkit_plugin_descriptor three_lane_descriptor =
     rtkit::make_plugin_descriptor<rtkit::lane_policy, rtkit_lanes::three_lane_policy>(
-        "three_lane", "2.1.0", "cancel lane first, then ready, with a streak limit",
+        "three_lane", "2.2.0", "cancel lane first, then ready, with a streak limit",
         three_lane_options, 1);
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "three_lane_policy.hpp"
 
+#include <cstring>
+
 namespace rtkit_lanes {
 
 three_lane_policy::three_lane_policy(const rtkit::plugin_options& options)
@@ -40,6 +42,19 @@ std::size_t three_lane_policy::steal(rtkit::schedulable** out, std::size_t max) 
         out[taken++] = ready_.pop();
     size_ -= taken;
     return taken;
+}
+
+void* three_lane_policy::query_interface(const char* name) noexcept {
+    if (std::strcmp(name, rtkit::lanes_fairness_name) == 0)
+        return static_cast<rtkit::lanes_fairness*>(this);
+    return nullptr;
+}
+
+std::size_t three_lane_policy::max_pops_before(rtkit::lane which, std::size_t cancel_queued,
+                                               std::size_t ready_queued) const noexcept {
+    const std::size_t limit = cancel_streak_limit_;
+    if (which == rtkit::lane::cancel) return cancel_queued + 1 + cancel_queued / limit;
+    return ready_queued + (ready_queued + 1) * limit;
 }
 
 }  // namespace rtkit_lanes
