@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <latch>
+#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -108,6 +109,67 @@ TEST_CASE("cancel lane: a queued ready task whose cancellation arrives is moved 
     // ahead, it ends next, and this root, woken then, is polled again after
     // at most one dispatch batch (61 polls).
     CHECK(polls_at_end - polls_at_cancel <= 62);
+}
+
+namespace {
+
+/// Logs 'R' at each poll, yielding `rounds` times: a ready task that keeps
+/// its place in the ready lane.
+task<void> logging_busy(std::string& log, int rounds) {
+    for (int i = 0; i < rounds; ++i) {
+        log += 'R';
+        co_await yield_now();
+    }
+}
+
+/// Counts its start, then sleeps an hour; logs 'C' when it unwinds.
+task<void> logging_sleeper(std::string& log, int& started) {
+    struct on_unwind {
+        std::string& log;
+        ~on_unwind() { log += 'C'; }
+    } guard{log};
+    ++started;
+    co_await sleep(std::chrono::hours(1));
+}
+
+}  // namespace
+
+TEST_CASE("cancel lane: three_lane's streak through a runtime - L unwinds then one ready poll") {
+    // One worker, nothing else running: the log is the lanes' pop order. Forty
+    // sleeping tasks are cancelled at once (each is woken into the cancel lane)
+    // while three ready tasks keep yielding: the policy states that cancel
+    // pops come in streaks of cancel_streak_limit, each followed by one ready
+    // task, until the cancel lane is empty.
+    constexpr int limit = 4;
+    runtime_config config;
+    config.lanes.options["three_lane"]["cancel_streak_limit"] = std::int64_t{limit};
+    runtime rt(config);
+    std::string log;
+    std::size_t cancelled_at = 0;
+    rt.block_on([&]() -> task<void> {
+        int started = 0;
+        std::vector<join_handle<void>> sleepers;
+        for (int i = 0; i < 40; ++i)
+            sleepers.push_back(spawn(logging_sleeper(log, started)));
+        while (started < 40)
+            co_await yield_now();
+        std::vector<join_handle<void>> ready;
+        for (int i = 0; i < 3; ++i)
+            ready.push_back(spawn(logging_busy(log, 100)));
+        cancelled_at = log.size();
+        for (auto& h : sleepers)
+            h.cancel();
+        for (auto& h : sleepers)
+            CHECK((co_await std::move(h)).is_cancelled());
+        for (auto& h : ready)
+            co_await std::move(h);
+    }());
+    std::string streaks;
+    for (int i = 0; i < 40 / limit; ++i)
+        streaks += std::string(limit, 'C') + 'R';
+    CHECK(log.substr(cancelled_at, streaks.size()) == streaks);
+    CHECK(log.find('C', cancelled_at + streaks.size()) == std::string::npos);
+    CHECK(log.size() - cancelled_at == 40 + 300);
 }
 
 TEST_CASE("cancel lane: ready tasks keep running while a stream of cancellations arrives") {
