@@ -1,13 +1,18 @@
-// The timing wheel (plugins/timer_wheel, loaded from its plugin file) against
-// a model, a sorted multimap from deadline to timer, over random sequences of
-// insert, cancel and advance: deadlines near, far (up to the int64 limit), in
-// the past and exactly now; cancels of live, fired and cancelled timers.
+// The timer drivers (plugins/timer_wheel under random geometries, and
+// plugins/timer_heap, loaded from their plugin files and bound to a clock
+// that starts anywhere) against a model, a sorted multimap from deadline to
+// timer, over random sequences of insert, cancel and advance: deadlines near,
+// far (up to the int64 limit), in the past and exactly now; cancels of live,
+// fired and cancelled timers.
 //
 // After every step: fire(now) wakes exactly the timers whose deadline is at or
-// before now; cancel returns true exactly for a timer that is still armed,
-// and drops its waker without waking it; next_deadline is nothing when
-// nothing is armed, else the earliest deadline rounded up by less than one
-// tick (never early, so a far deadline is never mistaken for a past one).
+// before now, in order (the heap by deadline, the wheel by tick, a deadline
+// already past when armed counting as due in the tick the wheel stood at;
+// equal deadlines in insertion order); cancel returns true exactly for a
+// timer that is still armed, and drops its waker without waking it;
+// next_deadline is nothing when nothing is armed, else the earliest deadline
+// rounded up by less than one tick (the heap: exact; never early, so a far
+// deadline is never mistaken for a past one).
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -17,6 +22,7 @@
 #include <vector>
 
 #include "property_support.hpp"
+#include "rtkit/clock.hpp"
 #include "rtkit/time.hpp"
 #include "rtkit/timer_driver.hpp"
 
@@ -70,12 +76,34 @@ rtkit::instant at(std::int64_t ns) {
     return rtkit::instant(rtkit::duration(ns));
 }
 
+/// A clock the test moves, bound to the driver as a runtime binds its own.
+class test_clock final : public rtkit::clock_source {
+  public:
+    explicit test_clock(std::int64_t start) : ns_(start) {}
+    rtkit::instant now() const noexcept override { return at(ns_); }
+    void set(std::int64_t ns) { ns_ = ns; }
+
+  private:
+    std::int64_t ns_;
+};
+
+/// A driver bound to `clock`.
+std::shared_ptr<rtkit::timer_driver> bound(std::string_view name, rtkit::option_table options,
+                                           const test_clock& clock) {
+    auto driver = builtin_plugin<rtkit::timer_driver>(name, std::move(options));
+    auto* binding = static_cast<rtkit::timer_clock_binding*>(
+        driver->query_interface(rtkit::timer_clock_binding_name));
+    RC_ASSERT(binding != nullptr);
+    binding->bind_clock(clock);
+    return driver;
+}
+
 /// `ns + by`, held at the ends of the clock (rtkit::saturating_add).
 std::int64_t later(std::int64_t ns, std::int64_t by) {
     return rtkit::saturating_add(at(ns), rtkit::duration(by)).time_since_epoch().count();
 }
 
-/// A deadline relative to `now`, of one of the kinds the wheel must handle.
+/// A deadline relative to `now`, of one of the kinds a driver must handle.
 std::int64_t any_deadline(std::int64_t now, std::int64_t tick_ns) {
     switch (*rc::gen::inRange(0, 6)) {
         case 0:  // within a few ticks
@@ -108,9 +136,9 @@ std::int64_t any_advance(std::int64_t now, std::int64_t tick_ns) {
     }
 }
 
-void check_next_deadline(const rtkit::timer_driver& wheel,
+void check_next_deadline(const rtkit::timer_driver& driver,
                          const std::multimap<std::int64_t, int>& armed, std::int64_t tick_ns) {
-    const std::optional<rtkit::instant> next = wheel.next_deadline();
+    const std::optional<rtkit::instant> next = driver.next_deadline();
     if (armed.empty()) {
         RC_ASSERT(!next.has_value());
         return;
@@ -124,26 +152,47 @@ void check_next_deadline(const rtkit::timer_driver& wheel,
               static_cast<std::uint64_t>(tick_ns));
 }
 
-/// One random sequence of operations on a new wheel, checked step by step.
-void wheel_matches_model() {
+/// Where the wheel (tick `tick_ns` from `origin`) puts a deadline: its tick.
+std::uint64_t tick_of(std::int64_t deadline, std::int64_t origin, std::int64_t tick_ns) {
+    if (deadline <= origin) return 0;
+    return (static_cast<std::uint64_t>(deadline) - static_cast<std::uint64_t>(origin)) /
+           static_cast<std::uint64_t>(tick_ns);
+}
+
+/// One random sequence of operations on a new driver, checked step by step.
+void driver_matches_model() {
+    const bool heap = *rc::gen::arbitrary<bool>();
     const std::int64_t tick_us = *rc::gen::element<std::int64_t>(10, 1000, 999983, 1000000);
-    const std::int64_t tick_ns = tick_us * 1000;
+    // The heap has no tick: its next_deadline is exact, as if its tick were 1 ns.
+    const std::int64_t tick_ns = heap ? 1 : tick_us * 1000;
+    const rtkit::option_table options =
+        heap ? rtkit::option_table{{"arity", *rc::gen::inRange<std::int64_t>(2, 9)}}
+             : rtkit::option_table{
+                   {"tick_us", tick_us},
+                   {"levels", *rc::gen::inRange<std::int64_t>(1, 7)},
+                   {"slots_per_level", *rc::gen::element<std::int64_t>(2, 4, 8, 64)}};
+    const std::int64_t origin =
+        *rc::gen::element<std::int64_t>(0, -(std::int64_t{1} << 40), std::int64_t{1} << 61);
+    test_clock clock(origin);
     wake_log log;
     {
-        const auto wheel = builtin_plugin<rtkit::timer_driver>("wheel", {{"tick_us", tick_us}});
-        std::int64_t now = wheel->now().time_since_epoch().count();
+        const auto driver = bound(heap ? "heap" : "wheel", options, clock);
+        std::int64_t now = origin;
+        std::uint64_t wheel_tick = 0;            // where the wheel stands: the last fire's tick
         std::multimap<std::int64_t, int> armed;  // the model: deadline -> timer id
         std::vector<rtkit::timer_handle> handles;
         std::vector<std::int64_t> deadlines;
+        std::vector<std::uint64_t> ticks;  // the wheel's tick for each timer
 
         const int steps = *rc::gen::inRange(1, 120);
         for (int step = 0; step < steps; ++step) {
             switch (*rc::gen::inRange(0, 3)) {
                 case 0: {
                     const int id = static_cast<int>(handles.size());
-                    const std::int64_t deadline = any_deadline(now, tick_ns);
-                    handles.push_back(wheel->insert(at(deadline), waker_for(log, id)));
+                    const std::int64_t deadline = any_deadline(now, tick_us * 1000);
+                    handles.push_back(driver->insert(at(deadline), waker_for(log, id)));
                     deadlines.push_back(deadline);
+                    ticks.push_back(std::max(tick_of(deadline, origin, tick_ns), wheel_tick));
                     armed.emplace(deadline, id);
                     break;
                 }
@@ -155,7 +204,7 @@ void wheel_matches_model() {
                                            [&](const auto& entry) { return entry.second == id; });
                     const bool was_armed = it != range.second;
                     const int live_before = log.live_wakers;
-                    RC_ASSERT(wheel->cancel(handles[static_cast<std::size_t>(id)]) == was_armed);
+                    RC_ASSERT(driver->cancel(handles[static_cast<std::size_t>(id)]) == was_armed);
                     if (was_armed) {
                         armed.erase(it);
                         RC_ASSERT(log.live_wakers == live_before - 1);  // dropped, not kept
@@ -163,30 +212,44 @@ void wheel_matches_model() {
                     break;
                 }
                 default: {
-                    now = later(now, any_advance(now, tick_ns));
+                    now = later(now, any_advance(now, tick_us * 1000));
+                    clock.set(now);
                     std::set<int> due;
                     while (!armed.empty() && armed.begin()->first <= now) {
                         due.insert(armed.begin()->second);
                         armed.erase(armed.begin());
                     }
                     log.woken.clear();
-                    RC_ASSERT(wheel->fire(at(now)) == due.size());
+                    RC_ASSERT(driver->fire(at(now)) == due.size());
                     RC_ASSERT(std::set<int>(log.woken.begin(), log.woken.end()) == due);
                     RC_ASSERT(log.woken.size() == due.size());
+                    for (std::size_t i = 1; i < log.woken.size(); ++i) {
+                        const auto a = static_cast<std::size_t>(log.woken[i - 1]);
+                        const auto b = static_cast<std::size_t>(log.woken[i]);
+                        if (heap)  // exact order: by deadline, then insertion
+                            RC_ASSERT(deadlines[a] < deadlines[b] ||
+                                      (deadlines[a] == deadlines[b] && a < b));
+                        else  // by tick, equal deadlines in insertion order
+                            RC_ASSERT(
+                                ticks[a] < ticks[b] ||
+                                (ticks[a] == ticks[b] && (deadlines[a] != deadlines[b] || a < b)));
+                    }
+                    wheel_tick = std::max(wheel_tick, tick_of(now, origin, tick_ns));
                     break;
                 }
             }
-            check_next_deadline(*wheel, armed, tick_ns);
+            check_next_deadline(*driver, armed, tick_ns);
+            RC_ASSERT(driver->now() == clock.now());
             RC_ASSERT(log.live_wakers == static_cast<int>(armed.size()));
         }
     }
-    RC_ASSERT(log.live_wakers == 0);  // destroying the wheel drops what is still armed
+    RC_ASSERT(log.live_wakers == 0);  // destroying the driver drops what is still armed
 }
 
 }  // namespace
 
-TEST_CASE("timer wheel - fire cancel and next_deadline agree with a sorted multimap") {
-    CHECK(rc::check(wheel_matches_model));
+TEST_CASE("timer drivers - fire cancel next_deadline and wake order agree with a sorted multimap") {
+    CHECK(rc::check(driver_matches_model));
 }
 
 TEST_CASE(
