@@ -8,7 +8,7 @@ constexpr rtkit_option_decl wheel_options[] = {
     {"tick_us", RTKIT_OPTION_INT, "1000", 10, 1000000, nullptr,
      "wheel resolution in microseconds; next_deadline is rounded up to it"},
     {"levels", RTKIT_OPTION_INT, "6", 1, 10, nullptr,
-     "wheel levels; deadlines beyond slots_per_level^levels ticks wait in an overflow list"},
+     "wheel levels; deadlines beyond slots_per_level^levels ticks wait in overflow lists"},
     {"slots_per_level", RTKIT_OPTION_INT, "64", 2, 64, nullptr,
      "slots per level: a power of two (2, 4, 8, 16, 32 or 64)"},
 };

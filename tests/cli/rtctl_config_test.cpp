@@ -64,7 +64,7 @@ TEST_CASE("config check - every sample in examples/configs is valid") {
          std::filesystem::directory_iterator(RTKIT_SOURCE_DIR "/examples/configs"))
         if (entry.path().extension() == ".toml")
             samples.push_back("examples/configs/" + entry.path().filename().string());
-    // io_uring, multi_thread, lab and tuned at least: an empty glob must not pass.
+    // io_uring, multi_thread, third_party_reactor and tuned at least: an empty glob must not pass.
     CHECK(samples.size() >= 4);
     for (const std::string& sample : samples) {
         CAPTURE(sample);
@@ -115,7 +115,9 @@ TEST_CASE("config show - defaults filled in and each value's origin") {
                        "plugin = \"wheel\"  # default\n"
                        "\n"
                        "[timer.wheel]\n"
-                       "tick_us = 500  # --set\n"
+                       "tick_us = 500         # --set\n"
+                       "levels = 6            # default of plugin wheel\n"
+                       "slots_per_level = 64  # default of plugin wheel\n"
                        "\n"
                        "[lanes]\n"
                        "plugin = \"three_lane\"  # default\n"

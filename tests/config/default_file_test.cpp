@@ -2,13 +2,16 @@
 // is documentation users copy, and the schema generates the reference.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "config_equal.hpp"
 #include "rtkit/config/load.hpp"
 #include "rtkit/config/schema.hpp"
+#include "rtkit/plugin_loader.hpp"
 
 namespace {
 
@@ -86,7 +89,91 @@ std::string key_table_rows(const std::string& readme) {
     return rows;
 }
 
+/// "timer" or "lanes" for those kinds, else empty.
+std::string table_of(rtkit_plugin_kind kind) {
+    return kind == RTKIT_PLUGIN_TIMER ? "timer" : kind == RTKIT_PLUGIN_LANES ? "lanes" : "";
+}
+
+/// The built-in timer drivers and lane policies, timers first, each kind by name.
+std::vector<rtkit::plugin_info> builtin_timer_and_lane_plugins() {
+    std::vector<rtkit::plugin_info> plugins;
+    for (rtkit::plugin_info& info : rtkit::plugin_loader().list())
+        if (!table_of(info.kind).empty()) plugins.push_back(std::move(info));
+    std::sort(plugins.begin(), plugins.end(), [](const auto& a, const auto& b) {
+        return std::pair(a.kind, a.name) < std::pair(b.kind, b.name);
+    });
+    return plugins;
+}
+
+/// The commented plugin tables of default.toml: "[timer.wheel]" then its
+/// "key = value" lines, one per line, comments dropped.
+std::string commented_plugin_tables(const std::string& text) {
+    std::istringstream lines(text);
+    std::string line, tables;
+    bool in_table = false;
+    while (std::getline(lines, line)) {
+        if (line.rfind("# ", 0) != 0) {
+            in_table = false;
+            continue;
+        }
+        std::string body = line.substr(2, line.find(" #", 2) - 2);
+        while (!body.empty() && body.back() == ' ')
+            body.pop_back();
+        if (body.rfind("[timer.", 0) == 0 || body.rfind("[lanes.", 0) == 0) in_table = true;
+        if (body.rfind("[reactor.", 0) == 0) in_table = false;
+        if (in_table) tables += body + "\n";
+    }
+    return tables;
+}
+
 }  // namespace
+
+TEST_CASE("config/default.toml shows each built-in timer and lane plugin's options and defaults") {
+    std::string expected;
+    for (const rtkit::plugin_info& info : builtin_timer_and_lane_plugins()) {
+        expected += "[" + table_of(info.kind) + "." + info.name + "]\n";
+        for (const rtkit::plugin_option_info& o : info.options)
+            if (!rtkit::is_test_only_option(o.name))
+                expected += o.name + " = " + o.default_value + "\n";
+    }
+    REQUIRE_FALSE(expected.empty());
+    // Compared table by table, in any order.
+    const std::string listed = commented_plugin_tables(read_all(default_file));
+    auto tables = [](const std::string& text) {
+        std::vector<std::string> out;
+        std::istringstream in(text);
+        for (std::string line; std::getline(in, line);)
+            if (line.rfind('[', 0) == 0)
+                out.push_back(line + "\n");
+            else if (!out.empty())
+                out.back() += line + "\n";
+        std::sort(out.begin(), out.end());
+        return out;
+    };
+    CHECK(tables(listed) == tables(expected));
+}
+
+TEST_CASE("config/README.md's timer and lane plugin option rows are the plugins' declarations") {
+    std::string expected;
+    for (const rtkit::plugin_info& info : builtin_timer_and_lane_plugins())
+        for (const rtkit::plugin_option_info& o : info.options) {
+            if (rtkit::is_test_only_option(o.name)) continue;
+            REQUIRE(o.type == RTKIT_OPTION_INT);  // the rows below render integers only
+            expected += "| `" + table_of(info.kind) + "." + info.name + "." + o.name +
+                        "` | integer, " + std::to_string(o.min_value) + ".." +
+                        std::to_string(o.max_value) + " | `" + o.default_value + "` | " + o.help +
+                        " |\n";
+        }
+    std::istringstream lines(read_all(RTKIT_CONFIG_DIR "/README.md"));
+    std::string line, rows;
+    bool in_section = false;
+    while (std::getline(lines, line)) {
+        if (line.rfind("## ", 0) == 0) in_section = line == "## Timer and lane plugin options";
+        if (in_section && line.rfind("| `", 0) == 0) rows += line + "\n";
+    }
+    // On a mismatch doctest prints both: paste the expected rows into the README.
+    CHECK(rows == expected);
+}
 
 TEST_CASE("config/default.toml loads to exactly the built-in defaults") {
     check_same_config(rtkit::config::load_file(default_file), rtkit::runtime_config{});
