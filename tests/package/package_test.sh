@@ -50,7 +50,9 @@ step "cmake --install $build_dir --prefix $prefix"
 "$cmake" --install "$build_dir" --prefix "$prefix" >"$work/install.log" 2>&1 ||
     { cat "$work/install.log"; fail "cmake --install failed"; }
 for file in bin/rtctl "$libdir/librtkit_kernel.so" "$libdir/rtkit/plugins/rtkit_reactor_epoll.so" \
-    "$libdir/rtkit/plugins/rtkit_timer_wheel.so" "$libdir/rtkit/plugins/rtkit_lanes_three_lane.so" \
+    "$libdir/rtkit/plugins/rtkit_timer_wheel.so" "$libdir/rtkit/plugins/rtkit_timer_heap.so" \
+    "$libdir/rtkit/plugins/rtkit_lanes_three_lane.so" "$libdir/rtkit/plugins/rtkit_lanes_fifo.so" \
+    "$libdir/rtkit/plugins/rtkit_lanes_lab.so" include/rtkit/clock.hpp \
     "$libdir/cmake/rtkit/rtkitConfig.cmake" "$libdir/cmake/rtkit/rtkitConfigVersion.cmake" \
     "$libdir/cmake/rtkit/rtkitTargets.cmake" "$libdir/cmake/rtkit/RtkitPlugin.cmake" \
     "$libdir/librtkit_config.so" "$libdir/librtkit_conformance.a" \
@@ -66,8 +68,12 @@ step "the installed rtctl uses the installed kernel and its built-in plugins"
 grep -qx "search path (in order):" "$work/list.out" || { cat "$work/list.out"; fail "no search path"; }
 grep -A1 -x "search path (in order):" "$work/list.out" | grep -qx "  $plugin_dir" ||
     { cat "$work/list.out"; fail "the built-in directory is not $plugin_dir"; }
-grep -q "^epoll .*$plugin_dir/rtkit_reactor_epoll.so" "$work/list.out" ||
-    { cat "$work/list.out"; fail "the installed epoll plugin is not listed"; }
+for listed in "epoll reactor_epoll" "wheel timer_wheel" "heap timer_heap" \
+    "three_lane lanes_three_lane" "fifo lanes_fifo" "lab lanes_lab"; do
+    read -r name file <<<"$listed"
+    grep -q "^$name .*$plugin_dir/rtkit_$file.so" "$work/list.out" ||
+        { cat "$work/list.out"; fail "the installed $name plugin is not listed"; }
+done
 
 # Configures and builds a CMake project against the installed package, with
 # this build's compiler and flags (which carry its sanitizer); -Werror keeps

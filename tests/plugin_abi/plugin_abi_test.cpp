@@ -158,7 +158,8 @@ TEST_CASE("the built-in directory is beside the kernel library and needs no conf
     CHECK(fs::equivalent(loader.search_path().front(), builtin_dir));
     for (const auto& [kind, name] :
          {std::pair{RTKIT_PLUGIN_REACTOR, "epoll"}, std::pair{RTKIT_PLUGIN_TIMER, "wheel"},
-          std::pair{RTKIT_PLUGIN_LANES, "three_lane"}}) {
+          std::pair{RTKIT_PLUGIN_TIMER, "heap"}, std::pair{RTKIT_PLUGIN_LANES, "three_lane"},
+          std::pair{RTKIT_PLUGIN_LANES, "fifo"}, std::pair{RTKIT_PLUGIN_LANES, "lab"}}) {
         const fs::path file = loader.find(kind, name);
         CHECK(fs::equivalent(file.parent_path(), builtin_dir));
         const rtkit::plugin_info info = loader.inspect(file);
@@ -167,7 +168,10 @@ TEST_CASE("the built-in directory is beside the kernel library and needs no conf
         CHECK(info.abi_major == RTKIT_PLUGIN_ABI_MAJOR);
     }
     CHECK(loader.create_by_name<rtkit::timer_driver>("wheel"));
+    CHECK(loader.create_by_name<rtkit::timer_driver>("heap"));
     CHECK(loader.create_by_name<rtkit::lane_policy>("three_lane"));
+    CHECK(loader.create_by_name<rtkit::lane_policy>("fifo"));
+    CHECK(loader.create_by_name<rtkit::lane_policy>("lab"));
 }
 
 TEST_CASE("an object keeps its library loaded after the loader is gone") {
