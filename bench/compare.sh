@@ -5,8 +5,10 @@
 # swings by 1.5x from one minute to the next on this VM.
 #
 #   bench/compare.sh W1 W1@mt1 W1@huge W4 W7   # PASSES=7 for more passes (default 5)
+#   bench/compare.sh W6@timer.plugin=heap W3@lanes.plugin=lab   # any rtbench --set
 #
-# W1 W2 W3 W4 W5 W8 W9 compare ns per op. W7 compares requests/s and the server's
+# W1 W2 W3 W4 W5 W8 W9 compare ns per op. W6 compares wall time per sleep, CPU
+# time and lateness p99 (and prints p50 and max). W7 compares requests/s and the server's
 # CPU time (user + system) per request, for rtkit on epoll and on io_uring
 # (its ring shared by threads, and with single_issuer: one thread owns it),
 # with the raw epoll and io_uring servers of ../shared/peers as the floor; it
@@ -41,12 +43,14 @@ fi
 for tool in "$RTBENCH" "$PEERS/tokio_peer"; do
   [[ -x "$tool" ]] || { echo "compare.sh: $tool is missing (see the header of $0)" >&2; exit 2; }
 done
-[[ $# -gt 0 ]] || { echo "usage: $0 W1|W2|W3|W4|W5|W7|W8|W9[@mt1|@huge] ..." >&2; exit 2; }
+[[ $# -gt 0 ]] ||
+  { echo "usage: $0 W1|W2|W3|W4|W5|W6|W7|W8|W9[@mt1|@huge|@KEY=VALUE]... ..." >&2; exit 2; }
 
 peer_name() {
   case "$1" in
     W1) echo spawn_join_st ;; W2) echo spawn_join_mt ;; W3) echo yield_storm ;; W4) echo ping_pong ;;
-    W5) echo timeout_ready ;; W8) echo block_on_ready ;; W9) echo timeout_pending ;;
+    W5) echo timeout_ready ;; W6) echo sleep_storm ;; W8) echo block_on_ready ;;
+    W9) echo timeout_pending ;;
     *) echo "compare.sh: no tokio peer for $1" >&2; exit 2 ;;
   esac
 }
@@ -141,19 +145,39 @@ compare_w7() {
   done
 }
 
-# A variant after the workload's name runs rtkit differently against the same
-# tokio figure, to compare it with the default in one run: @mt1 on the
-# multi_thread flavor with one worker, @huge with runtime.huge_pages = true.
+# The median of a space-separated list of figures.
+median() {
+  tr ' ' '\n' <<<"$1" | grep . | sort -g |
+    awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# Variants after the workload's name, each after an @, run rtkit differently
+# against the same tokio figure, to compare it with the default in one run:
+# @mt1 on the multi_thread flavor with one worker, @huge with
+# runtime.huge_pages = true, @KEY=VALUE with rtbench --set KEY=VALUE
+# (W6@timer.plugin=heap, W1@lanes.plugin=fifo). Sets rtbench_sets.
+variant_sets() {
+  local variant
+  rtbench_sets=()
+  IFS=@ read -ra variants <<<"${1#*@}"
+  [[ "$1" == *@* ]] || return 0
+  for variant in "${variants[@]}"; do
+    case "$variant" in
+      mt1) rtbench_sets+=(--set runtime.flavor=multi_thread --set runtime.workers=1) ;;
+      huge) rtbench_sets+=(--set runtime.huge_pages=true) ;;
+      *=*) rtbench_sets+=(--set "$variant") ;;
+      *) echo "compare.sh: unknown variant @$variant in $1 (known: @mt1 @huge @KEY=VALUE)" >&2
+         exit 2 ;;
+    esac
+  done
+}
+
 compare_task_workload() {
-  local w="$1" base="${1%@*}" name ratios="" r t sets=()
-  case "$w" in
-    *@mt1) sets=(--set runtime.flavor=multi_thread --set runtime.workers=1) ;;
-    *@huge) sets=(--set runtime.huge_pages=true) ;;
-    *@*) echo "compare.sh: unknown variant in $w (known: @mt1 @huge)" >&2; exit 2 ;;
-  esac
+  local w="$1" base="${1%%@*}" name ratios="" r t
+  variant_sets "$w"
   name="$(peer_name "$base")"
   for pass in $(seq "$PASSES"); do
-    r="$("$RTBENCH" "$base" "${sets[@]}" | field ns_per_op)"
+    r="$("$RTBENCH" "$base" "${rtbench_sets[@]}" | field ns_per_op)"
     t="$("$PEERS/tokio_peer" "$name" | field ns_per_op)"
     echo "$w pass $pass: rtkit $r ns/op, tokio $t ns/op"
     ratios+="$(ratio "$r" "$t") "
@@ -161,6 +185,35 @@ compare_task_workload() {
   printf '%s: %s tokio ns/op (median of %s per-pass ratios)\n' "$w" "$(spread "$ratios")" "$PASSES"
 }
 
+# W6: wall time per sleep, CPU seconds and lateness, rtkit against tokio in
+# each pass; the medians of the per-pass ratios, and of each figure.
+compare_w6() {
+  local w="$1" r t key
+  local -A ratios mine theirs
+  local keys=(ns_per_op cpu_seconds late_p50_us late_p99_us late_max_us)
+  variant_sets "$w"
+  for pass in $(seq "$PASSES"); do
+    r="$("$RTBENCH" W6 "${rtbench_sets[@]}")"
+    t="$("$PEERS/tokio_peer" sleep_storm)"
+    echo "$w pass $pass: rtkit $(cut -d' ' -f5- <<<"$r")"
+    echo "$w pass $pass: tokio $(cut -d' ' -f5- <<<"$t")"
+    for key in "${keys[@]}"; do
+      mine[$key]+="$(field "$key" <<<"$r") "
+      theirs[$key]+="$(field "$key" <<<"$t") "
+      ratios[$key]+="$(ratio "$(field "$key" <<<"$r")" "$(field "$key" <<<"$t")") "
+    done
+  done
+  for key in "${keys[@]}"; do
+    printf '%s %s: rtkit %s, tokio %s (medians); %s tokio (median of %s per-pass ratios)\n' \
+      "$w" "$key" "$(median "${mine[$key]}")" "$(median "${theirs[$key]}")" \
+      "$(spread "${ratios[$key]}")" "$PASSES"
+  done
+}
+
 for w in "$@"; do
-  if [[ "$w" == W7 ]]; then compare_w7; else compare_task_workload "$w"; fi
+  case "${w%%@*}" in
+    W7) compare_w7 ;;
+    W6) compare_w6 "$w" ;;
+    *) compare_task_workload "$w" ;;
+  esac
 done

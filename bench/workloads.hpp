@@ -23,7 +23,7 @@ struct result {
 /// multi_thread).
 void shape_runtime(std::string_view id, rtkit::runtime_config& config);
 
-/// Runs workload `id` (W1, W2, W3, W4, W5, W8, ...) on `rt`. Throws
+/// Runs workload `id` (W1, W2, W3, W4, W5, W6, W8, W9) on `rt`. Throws
 /// std::invalid_argument for an unknown id.
 result run_workload(std::string_view id, rtkit::runtime& rt);
 
