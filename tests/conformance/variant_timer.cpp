@@ -3,7 +3,7 @@
 // clock), except for the one defect its VARIANT_ macro selects. Each defect
 // breaks one rule of rtkit/timer_driver.hpp, which one case of the suite must
 // catch (variant_timers_test.cpp); "correct" and "unbound" (which binds no
-// clock) pass the whole suite, as a third party's driver would.
+// clock) pass the suite, as a third party's driver would.
 #include <chrono>
 #include <cstring>
 #include <limits>
