@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <stdexcept>
 
 namespace rtkit_heap {
 namespace {
@@ -18,7 +19,9 @@ constexpr std::uint32_t generation_of(rtkit::timer_handle h) {
 timer_heap::timer_heap(const rtkit::plugin_options& options)
     : timer_heap(static_cast<unsigned>(options.get_int("arity"))) {}
 
-timer_heap::timer_heap(unsigned arity) : arity_(arity < 2 ? 2 : arity) {}
+timer_heap::timer_heap(unsigned arity) : arity_(arity) {
+    if (arity < 2) throw std::invalid_argument("a heap node needs at least 2 children");
+}
 
 void* timer_heap::query_interface(const char* name) noexcept {
     if (std::strcmp(name, rtkit::timer_clock_binding_name) == 0)

@@ -97,10 +97,6 @@ void timing_wheel::link(std::uint32_t index, std::uint8_t level, std::uint8_t sl
     slab_[head].prev = index;
 }
 
-void timing_wheel::link_overflow(std::uint32_t index) noexcept {
-    link(index, in_overflow, 0);  // its block's list exists: insert made it
-}
-
 void timing_wheel::unlink(std::uint32_t index) noexcept {
     entry& e = slab_[index];
     std::uint32_t& head = head_of(e);
@@ -170,7 +166,7 @@ rtkit::timer_handle timing_wheel::insert(rtkit::instant deadline, rtkit::waker w
         } else if (overflow_valid_ && deadline_ns < overflow_earliest_) {
             overflow_earliest_ = deadline_ns;
         }
-        link_overflow(index);
+        link(index, in_overflow, 0);  // into the list made above
     } else {
         place(index);
     }

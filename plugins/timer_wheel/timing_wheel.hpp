@@ -78,7 +78,6 @@ class timing_wheel final : public rtkit::timer_driver, public rtkit::timer_clock
     std::uint32_t& head_of(const entry& e) noexcept;
     void place(std::uint32_t index) noexcept;
     void link(std::uint32_t index, std::uint8_t level, std::uint8_t slot) noexcept;
-    void link_overflow(std::uint32_t index) noexcept;
     void unlink(std::uint32_t index) noexcept;
     void release(std::uint32_t index) noexcept;
     void set_elapsed(std::uint64_t tick) noexcept;
