@@ -45,6 +45,11 @@ const std::array key_specs{
              },
              [](const runtime_config& c) { return config_value(std::int64_t{c.workers}); }, 0,
              1024},
+    key_spec{"runtime", "clock", value_type::string, R"("monotonic")", "monotonic|virtual",
+             "monotonic: the system's clock; virtual: starts at zero and jumps to the next timer "
+             "whenever nothing can run and no I/O is awaited (current_thread only)",
+             [](runtime_config& c, const config_value& v) { c.clock = as_string(v); },
+             [](const runtime_config& c) { return config_value(c.clock); }},
     key_spec{"runtime", "name", value_type::string, R"("rtkit")", "",
              "shown in diagnostics and thread names",
              [](runtime_config& c, const config_value& v) { c.name = as_string(v); },

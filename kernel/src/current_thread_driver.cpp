@@ -225,6 +225,9 @@ held_worker current_thread_driver::take_back_when_needed(
 
 bool current_thread_driver::resting_worker_needs_driving() const {
     if (!resting_ || worker_.inbox_may_have_items()) return true;
+    // Virtual time moves only while someone drives the worker: a timer
+    // armed needs it driven now, to jump there.
+    if (resting_deadline_ && group_.clock().is_virtual()) return true;
     return resting_deadline_ && *resting_deadline_ <= worker_.now();
 }
 

@@ -9,6 +9,7 @@
 #include "current_thread_driver.hpp"
 #include "frame_pages.hpp"
 #include "multi_thread_driver.hpp"
+#include "rtkit/clock.hpp"
 #include "rtkit/detail/region_node.hpp"
 #include "rtkit/diagnostics.hpp"
 #include "rtkit/plugin_loader.hpp"
@@ -95,6 +96,23 @@ int worker_count(const runtime_config& config) {
     return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
 }
 
+/// Which clock `config` asks for; throws std::invalid_argument for an unknown
+/// one, or the virtual clock on more than one worker.
+runtime_clock::kind clock_kind(const runtime_config& config) {
+    if (config.clock == "monotonic") return runtime_clock::kind::monotonic;
+    if (config.clock != "virtual")
+        throw std::invalid_argument("runtime clock '" + config.clock +
+                                    "' is unknown: use \"monotonic\" or \"virtual\"");
+    // Virtual time may jump only when no worker can run anything, which one
+    // worker knows when it parks; several would have to agree first.
+    if (config.flavor != "current_thread")
+        throw std::invalid_argument(
+            "the virtual clock runs on the current_thread flavor only (it jumps when the one "
+            "worker has nothing to run); set flavor = \"current_thread\", or clock = "
+            "\"monotonic\"");
+    return runtime_clock::kind::virtual_time;
+}
+
 }  // namespace
 
 /// Everything a runtime owns: the worker group (which owns the plugin
@@ -103,9 +121,11 @@ class runtime_core {
   public:
     explicit runtime_core(const runtime_config& config) {
         const int workers = worker_count(config);
+        const runtime_clock::kind time = clock_kind(config);
         const bool multi = config.flavor == "multi_thread";
         description.flavor = config.flavor;
         description.workers = workers;
+        description.clock = config.clock;
         plugin_loader loader(config.plugin_search_path,
                              plugin_load_policy{config.allow_insecure_plugins});
         chosen_plugin io_choice, timer_choice, lanes_choice;
@@ -118,13 +138,21 @@ class runtime_core {
                 " is bound to one thread (such as uring with single_issuer), and a "
                 "multi_thread runtime's workers share the reactor; use flavor = "
                 "\"current_thread\", or configure a reactor that is not bound to one thread");
+        if (time == runtime_clock::kind::virtual_time &&
+            !timers->query_interface(timer_clock_binding_name))
+            throw std::invalid_argument(
+                "timer " + timer_choice.description +
+                " cannot run on the virtual clock: it does not bind to the runtime's clock "
+                "(rtkit.timer_clock.v1); use clock = \"monotonic\", or a timer plugin that binds, "
+                "such as wheel or heap");
         description.reactor = io_choice.description;
         description.timer = timer_choice.description;
         description.lanes = lanes_choice.description;
         // The kernel's side of the reactor (its registrations) over the plugin.
         group = std::make_unique<worker_group>(
             multi ? worker_group::flavor::multi_thread : worker_group::flavor::current_thread,
-            std::make_shared<io_driver>(std::move(io), description.reactor), config.huge_pages);
+            std::make_shared<io_driver>(std::move(io), description.reactor), config.huge_pages,
+            time);
         // Each worker has its own timer driver and lane policy.
         group->add_worker(std::move(timers), std::move(lanes));
         for (int i = 1; i < workers; ++i)

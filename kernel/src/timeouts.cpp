@@ -4,9 +4,13 @@
 // timer driver's waker and the scope each hold a reference, so a late fire
 // after the scope closed finds `disarmed` and does nothing.
 #include "timeouts.hpp"
+
+#include <algorithm>
+
 #include "rtkit/cx.hpp"
 #include "rtkit/detail/task_extras.hpp"
 #include "rtkit/detail/timeout_scope.hpp"
+#include "worker_group.hpp"
 
 namespace rtkit::detail {
 
@@ -56,6 +60,7 @@ constexpr waker_vtable timeout_waker_vtable{&timer_wake, &timer_wake_by_ref, &ti
 
 void push_timeout(timeout_state& scope) {
     scope.task = current_task();
+    scope.opened = scope.task->home().group().clock().now_or_slightly_later();
     task_extras& extras = scope.task->get_extras();
     scope.outer = extras.timeouts;
     extras.timeouts = &scope;
@@ -95,12 +100,14 @@ bool pop_timeout(timeout_state& scope) noexcept {
 
 void arm_timeouts(task_header& task, task_extras& extras) {
     if (extras.timeouts->timer) return;  // all armed: the innermost is armed last
+    // The exact time bounds each scope's cheap reading of when it opened:
+    // the deadline counts from no later than either, so never comes early.
     const instant now = task.home().now();
     for (timeout_state* s = extras.timeouts; s && !s->timer; s = s->outer) {
         auto* timer = new armed_timer(&task);
         s->timer = timer;
         try {
-            s->ticket = task.home().arm_timer(saturating_add(now, s->limit),
+            s->ticket = task.home().arm_timer(saturating_add(std::min(now, s->opened), s->limit),
                                               waker(timer, &timeout_waker_vtable));
         } catch (...) {
             // The timer driver refused it: the scope holds no timer, and its

@@ -38,6 +38,7 @@ task_header* as_task(schedulable* s) noexcept {
 worker::worker(worker_group& group, std::uint16_t index, std::shared_ptr<timer_driver> timers,
                std::shared_ptr<lane_policy> lanes)
     : group_(group),
+      clock_(group.clock()),
       index_(index),
       handle_(group, *this, index),
       parker_(group.io()),
@@ -250,7 +251,7 @@ void worker::fire_due_timers() {
     if (armed_timers_ == 0) return;
     const std::optional<instant> next = timers_->next_deadline();
     if (!next) return;
-    const instant now = timers_->now();
+    const instant now = clock_.now();
     if (*next > now) return;
     const std::size_t fired = timers_->fire(now);
     armed_timers_ -= std::min(armed_timers_, fired);
@@ -432,7 +433,7 @@ bool worker::has_runnable() {
     if (queued() > 0 || tasks_in_.has_items() || requests_in_.has_items()) return true;
     if (armed_timers_ == 0) return false;
     const std::optional<instant> next = timers_->next_deadline();
-    return next && *next <= timers_->now();
+    return next && *next <= clock_.now();
 }
 
 void worker::run_until_drained(instant deadline) {

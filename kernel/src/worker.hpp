@@ -19,6 +19,7 @@
 #include "rtkit/lane_policy.hpp"
 #include "rtkit/sync/spin_lock.hpp"
 #include "rtkit/timer_driver.hpp"
+#include "runtime_clock.hpp"
 #include "task_store.hpp"
 #include "worker_counters.hpp"
 
@@ -49,8 +50,8 @@ class worker {
     task_store& store() noexcept { return store_; }
     const task_store& store() const noexcept { return store_; }
     parker& park_state() noexcept { return parker_; }
-    /// The timer driver's clock (any thread).
-    instant now() const noexcept { return timers_->now(); }
+    /// The runtime's clock (any thread).
+    instant now() const noexcept { return clock_.now(); }
 
     /// From now on the lanes and the store take their locks (the group has
     /// gained a second worker, which may steal and finish this worker's
@@ -229,6 +230,7 @@ class worker {
     void count_push() noexcept;
 
     worker_group& group_;
+    runtime_clock& clock_;
     const std::uint16_t index_;
     handle handle_;
     parker parker_;
@@ -332,6 +334,16 @@ void worker::park(Stop& stop, std::optional<instant> limit) {
     std::optional<instant> deadline = next_deadline();
     if (limit && (!deadline || *limit < *deadline)) deadline = limit;
     duration timeout{-1};
+    if (clock_.is_virtual()) {
+        // Nothing can run before the next deadline: virtual time jumps there,
+        // unless a task awaits I/O, which only real time brings (then the
+        // clock stands still until it comes, or a wake).
+        if (deadline && !group_.has_io()) {
+            if (!inbox_may_have_items() && !stop()) clock_.advance_to(*deadline);
+            return;
+        }
+        deadline.reset();
+    }
     if (deadline) timeout = std::max(duration{0}, *deadline - now());
     parker_.announce(parker::in_reactor);
     if (!inbox_may_have_items() && !stop()) {

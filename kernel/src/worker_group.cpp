@@ -1,8 +1,10 @@
 #include "worker_group.hpp"
 
+#include <stdexcept>
 #include <string>
 #include <thread>
 
+#include "rtkit/clock.hpp"
 #include "rtkit/detail/task_extras.hpp"
 #include "rtkit/diagnostics.hpp"
 #include "thread_context.hpp"
@@ -19,8 +21,9 @@ constexpr int retire_rounds = 1000;
 constexpr int retire_polls_per_round = 10'000;
 }  // namespace
 
-worker_group::worker_group(flavor f, std::shared_ptr<io_driver> io, bool huge_pages)
-    : flavor_(f), io_(std::move(io)), huge_pages_(huge_pages) {}
+worker_group::worker_group(flavor f, std::shared_ptr<io_driver> io, bool huge_pages,
+                           runtime_clock::kind time)
+    : flavor_(f), io_(std::move(io)), huge_pages_(huge_pages), clock_(time) {}
 
 worker_group::~worker_group() {
     retire();
@@ -40,6 +43,15 @@ worker_group::~worker_group() {
 
 worker& worker_group::add_worker(std::shared_ptr<timer_driver> timers,
                                  std::shared_ptr<lane_policy> lanes) {
+    // The driver reads the runtime's clock from now on, if it can; one that
+    // cannot keeps its own steady_clock, which only the monotonic clock is.
+    if (auto* binding =
+            static_cast<timer_clock_binding*>(timers->query_interface(timer_clock_binding_name)))
+        binding->bind_clock(clock_);
+    else if (clock_.is_virtual())
+        throw std::invalid_argument(
+            "a timer plugin that does not bind to the runtime's clock cannot run on the virtual "
+            "clock");
     const auto index = static_cast<std::uint16_t>(workers_.size());
     workers_.push_back(std::make_unique<worker>(*this, index, std::move(timers), std::move(lanes)));
     if (workers_.size() > 1)

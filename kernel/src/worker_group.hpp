@@ -11,6 +11,7 @@
 #include "rtkit/detail/io_driver.hpp"
 #include "rtkit/metrics.hpp"
 #include "rtkit/sync/spin_lock.hpp"
+#include "runtime_clock.hpp"
 
 namespace rtkit::detail {
 
@@ -27,15 +28,21 @@ class worker_group {
     enum class flavor { current_thread, multi_thread };
 
     /// `huge_pages`: the workers' task memory asks for transparent huge pages
-    /// (runtime_config::huge_pages).
-    worker_group(flavor f, std::shared_ptr<io_driver> io, bool huge_pages = false);
+    /// (runtime_config::huge_pages). `time`: which clock the runtime reads.
+    worker_group(flavor f, std::shared_ptr<io_driver> io, bool huge_pages = false,
+                 runtime_clock::kind time = runtime_clock::kind::monotonic);
     /// Retires every worker (see retire()) before the reactor goes.
     ~worker_group();
     worker_group(const worker_group&) = delete;
     worker_group& operator=(const worker_group&) = delete;
 
-    /// Adds a worker (while the runtime is being built).
+    /// Adds a worker (while the runtime is being built), binding its timer
+    /// driver to the runtime's clock. Throws std::invalid_argument when the
+    /// clock is virtual and the driver cannot bind to it.
     worker& add_worker(std::shared_ptr<timer_driver> timers, std::shared_ptr<lane_policy> lanes);
+    /// The runtime's one clock (any thread).
+    runtime_clock& clock() noexcept { return clock_; }
+    const runtime_clock& clock() const noexcept { return clock_; }
 
     flavor kind() const noexcept { return flavor_; }
     bool huge_pages() const noexcept { return huge_pages_; }
@@ -165,6 +172,8 @@ class worker_group {
     flavor flavor_;
     std::shared_ptr<io_driver> io_;
     bool huge_pages_;
+    /// Before the workers: their timer drivers read it until they go.
+    runtime_clock clock_;
     std::vector<std::unique_ptr<worker>> workers_;
     mpsc_queue<schedulable, task_link> injector_;
     sync::detail::spin_lock injector_consumer_;  ///< one worker takes from it at a time

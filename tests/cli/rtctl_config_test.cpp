@@ -93,6 +93,7 @@ TEST_CASE("config show - defaults filled in and each value's origin") {
                        "[runtime]\n"
                        "flavor = \"current_thread\"  # default\n"
                        "workers = 1                # default\n"
+                       "clock = \"monotonic\"        # default\n"
                        "name = \"shown\"             # " +
                        configs +
                        "show.toml:2:8\n"

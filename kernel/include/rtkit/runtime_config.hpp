@@ -35,6 +35,12 @@ struct runtime_config {
     /// Worker threads. current_thread runs exactly one, and the runtime refuses
     /// any other number; multi_thread runs this many (0: one per CPU).
     int workers = 1;
+    /// The runtime's one clock: "monotonic" (the system's) or "virtual" (starts
+    /// at zero and jumps to the next timer's deadline whenever nothing can run
+    /// and no I/O is awaited, so that an hour of sleeps takes no time and the
+    /// order of events stays the same; current_thread only, and the timer
+    /// plugin must bind to the runtime's clock, rtkit/clock.hpp).
+    std::string clock = "monotonic";
     /// The runtime's label (the configuration's, shown by rtctl config show).
     std::string name = "rtkit";
     /// Ask for transparent huge pages (madvise) for the task stores, and for

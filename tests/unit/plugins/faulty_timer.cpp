@@ -14,6 +14,7 @@ class faulty_timer final : public rtkit::timer_driver {
     rtkit::instant now() const noexcept override { return wheel_.now(); }
     rtkit::timer_handle insert(rtkit::instant deadline, rtkit::waker w) override {
         control.maybe_fail("faulty_timer: injected insert failure");
+        control.note_insert(deadline);
         return wheel_.insert(deadline, std::move(w));
     }
     bool cancel(rtkit::timer_handle handle) noexcept override { return wheel_.cancel(handle); }

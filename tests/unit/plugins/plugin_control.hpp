@@ -7,7 +7,10 @@
 // as `rtkit_test_plugin_control`, which the test finds with dlsym once the
 // runtime has loaded the plugin.
 #include <atomic>
+#include <cstdint>
 #include <stdexcept>
+
+#include "rtkit/time.hpp"
 
 namespace rtkit::test {
 
@@ -24,6 +27,10 @@ class plugin_control {
     int blocking_waits() const noexcept { return waits_.load(std::memory_order_acquire); }
     /// How many times a thief asked the lane plugin for entries.
     int steal_requests() const noexcept { return steals_.load(std::memory_order_acquire); }
+    /// The deadline of the timer plugin's latest insert().
+    instant last_inserted_deadline() const noexcept {
+        return instant(duration(last_deadline_.load(std::memory_order_acquire)));
+    }
 
     /// Called by the plugin: throws when armed and the countdown is spent.
     void maybe_fail(const char* what) {
@@ -40,12 +47,17 @@ class plugin_control {
     void note_blocking_wait() noexcept { waits_.fetch_add(1, std::memory_order_acq_rel); }
     /// Called by the lane plugin on each steal().
     void note_steal_request() noexcept { steals_.fetch_add(1, std::memory_order_acq_rel); }
+    /// Called by the timer plugin on each insert().
+    void note_insert(instant deadline) noexcept {
+        last_deadline_.store(deadline.time_since_epoch().count(), std::memory_order_release);
+    }
 
   private:
     std::atomic<int> countdown_{-1};  ///< -1: disarmed
     std::atomic<int> failures_{0};
     std::atomic<int> waits_{0};
     std::atomic<int> steals_{0};
+    std::atomic<std::int64_t> last_deadline_{0};
 };
 
 }  // namespace rtkit::test

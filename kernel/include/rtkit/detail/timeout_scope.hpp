@@ -9,24 +9,24 @@
 namespace rtkit::detail {
 
 /// One active timeout of a task, innermost first in task_extras::timeouts.
-/// Lives in the timeout awaiter. Its timer is armed lazily, by the poller, the
-/// first time the task suspends inside the scope (see arm_timeouts): the
-/// deadline is `limit` after that moment. So an operation that completes
-/// without waiting never reads the clock or touches the timer driver, and the
-/// limit bounds the time spent waiting (plus the synchronous start before the
-/// first wait, which is not counted).
+/// Lives in the timeout awaiter. The limit counts from the call: the scope
+/// notes when it opened, from the runtime clock's cheap reading (never
+/// earlier than the moment, at most the coarse clock's resolution later), and
+/// its timer is armed only the first time the task suspends inside the scope
+/// (see arm_timeouts), when the exact clock is read too. So an operation that
+/// completes without waiting never touches the timer driver.
 struct timeout_state {
     timeout_state* outer = nullptr;
     task_header* task = nullptr;  ///< the task whose scope this is
-    /// How long the task may wait inside the scope. The clock is read when the
-    /// timer is armed, at the task's first suspension inside the scope.
-    duration limit{};
+    duration limit{};             ///< how long after `opened` the deadline is
+    /// When the scope opened: no earlier than the call (push_timeout).
+    instant opened{};
     /// Shared with the armed timer's waker (null until armed).
     struct armed_timer* timer = nullptr;
     timer_ticket ticket;
 };
 
-/// Opens a timeout scope on the current task (which it records).
+/// Opens a timeout scope on the current task (which it records), noting when.
 void push_timeout(timeout_state& scope);
 /// Closes it: disarms its timer. Returns true if the deadline fired, and clears
 /// the task's timeout bit when no other open scope of the task has fired.

@@ -1,0 +1,123 @@
+// The runtime's one clock: the virtual clock, and timeouts that count from
+// the call.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "fault_plugins.hpp"
+#include "test_support.hpp"
+
+using namespace rtkit;
+using namespace std::chrono_literals;
+
+namespace {
+
+runtime_config virtual_clock() {
+    runtime_config c;
+    c.clock = "virtual";
+    return c;
+}
+
+/// Sleeps `d`, then notes the clock's reading.
+task<void> sleep_then_note(duration d, std::vector<duration>& woke_at) {
+    co_await sleep(d);
+    woke_at.push_back(cx::current().now().time_since_epoch());
+}
+
+}  // namespace
+
+TEST_CASE("virtual clock: starts at zero and jumps to each deadline in order") {
+    runtime rt(virtual_clock());
+    std::vector<duration> woke_at;
+    rt.block_on([&]() -> task<void> {
+        CHECK(cx::current().now() == instant{});
+        auto late = spawn(sleep_then_note(3h, woke_at));
+        auto early = spawn(sleep_then_note(1h, woke_at));
+        auto middle = spawn(sleep_then_note(2h, woke_at));
+        (void)co_await std::move(late);
+        (void)co_await std::move(early);
+        (void)co_await std::move(middle);
+    }());
+    // An exact reading at each deadline: the clock jumped, nothing slept.
+    CHECK(woke_at == std::vector<duration>{1h, 2h, 3h});
+    CHECK(rt.description().clock == "virtual");
+}
+
+TEST_CASE("virtual clock: a timeout fires at its virtual deadline") {
+    runtime rt(virtual_clock());
+    rt.block_on([]() -> task<void> {
+        co_await sleep(5s);
+        const bool finished = co_await timeout(10ms, []() -> task<void> { co_await sleep(1h); }());
+        CHECK_FALSE(finished);
+        CHECK(cx::current().now().time_since_epoch() == 5s + 10ms);
+    }());
+}
+
+TEST_CASE("virtual clock: stands still while a task awaits I/O") {
+    runtime rt(virtual_clock());
+    rt.block_on([&rt]() -> task<void> {
+        net::pipe_ends p = net::open_pipe();
+        std::vector<duration> woke_at;
+        auto sleeper = spawn(sleep_then_note(1s, woke_at));
+        // The writer is another thread: the runtime cannot see it coming, so
+        // it must not jump past the sleeper's deadline while the read waits.
+        std::thread writer([&rt, fd = p.writer.native_handle()] {
+            // Once the sleeper's timer is armed, a runtime that ignored the
+            // awaited read would jump to it at its next park: give it time to
+            // do so. Nothing waits on this pause; a right runtime passes
+            // however long it is.
+            while (rt.metrics().timers_pending == 0)
+                std::this_thread::yield();
+            std::this_thread::sleep_for(20ms);
+            const char byte = 'x';
+            REQUIRE(::write(fd, &byte, 1) == 1);
+        });
+        char got = 0;
+        const std::size_t n = co_await p.reader.read(&got, 1);
+        const instant read_at = cx::current().now();
+        writer.join();
+        CHECK(n == 1);
+        CHECK(read_at == instant{});  // no jump while the read was awaited
+        p.reader.close();
+        p.writer.close();
+        (void)co_await std::move(sleeper);
+        CHECK(woke_at == std::vector<duration>{1s});
+    }());
+}
+
+TEST_CASE("virtual clock: refused where it cannot work") {
+    runtime_config multi = virtual_clock();
+    multi.flavor = "multi_thread";
+    multi.workers = 2;
+    CHECK_THROWS_WITH_AS(runtime{multi}, doctest::Contains("current_thread"),
+                         std::invalid_argument);
+    runtime_config unknown;
+    unknown.clock = "sundial";
+    CHECK_THROWS_WITH_AS(runtime{unknown}, doctest::Contains("sundial"), std::invalid_argument);
+}
+
+TEST_CASE("timeout: counts from the call and not from the first wait") {
+    runtime_config config = test::config_with_faulty("timer");
+    runtime rt(config);
+    test::plugin_control& timer = test::control_of("timer");
+    rt.block_on([&]() -> task<void> {
+        const instant called = cx::current().now();
+        instant first_wait{};
+        const bool finished = co_await timeout(30ms, [&]() -> task<void> {
+            // Work before the first wait counts against the limit.
+            while (cx::current().now() < called + 60ms) {
+            }
+            first_wait = cx::current().now();
+            co_await sleep(1h);
+        }());
+        CHECK_FALSE(finished);
+        const instant deadline = timer.last_inserted_deadline();
+        CHECK(deadline >= called + 30ms);     // never early
+        CHECK(deadline < first_wait + 30ms);  // not counted from the first wait
+    }());
+}
