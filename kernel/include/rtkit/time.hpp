@@ -1,7 +1,7 @@
 #pragma once
-// Time as the kernel sees it. Every instant comes from a timer driver's clock
-// (timer_driver::now), never from a direct system-clock call in kernel code, so a
-// virtual clock can stand in for deterministic runs.
+// Time as the kernel sees it. Every instant comes from the runtime's one clock
+// (rtkit/clock.hpp), never from a direct system-clock call elsewhere in kernel
+// code, so a virtual clock can stand in for deterministic runs.
 #include <chrono>
 #include <cstdint>
 
@@ -10,9 +10,9 @@ namespace rtkit {
 /// A span of time, in nanoseconds.
 using duration = std::chrono::nanoseconds;
 
-/// A point on a timer driver's monotonic clock. Real drivers use steady_clock's
-/// epoch; a virtual clock may start anywhere, so compare instants only with
-/// instants from the same driver.
+/// A point on a runtime's clock: steady_clock's epoch for the monotonic clock,
+/// zero at the start for a virtual one; compare instants only with instants
+/// of the same runtime.
 using instant = std::chrono::time_point<std::chrono::steady_clock, duration>;
 
 /// `t + d`, clamped to the clock's range instead of overflowing: a deadline
