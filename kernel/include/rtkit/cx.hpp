@@ -203,6 +203,11 @@ auto spawn(F body) {
 inline detail::sleep_awaiter sleep(duration d) {
     return cx::current().sleep(d);
 }
+/// cx::current().sleep_until(deadline): suspends this task until `deadline`
+/// on the runtime's clock (at once if it has passed).
+inline detail::sleep_awaiter sleep_until(instant deadline) {
+    return cx::current().sleep_until(deadline);
+}
 /// cx::current().yield_now(). Throws no_runtime_error outside a task of a
 /// runtime, where nothing would ever resume the caller.
 inline detail::yield_awaiter yield_now() {
