@@ -20,6 +20,14 @@ inline task<void> yield_until(std::function<bool()> done, int max_yields = 10000
     CHECK(done());
 }
 
+/// The default configuration, on the multi_thread flavor with `workers` workers.
+inline runtime_config multi_thread(int workers) {
+    runtime_config c;
+    c.flavor = "multi_thread";
+    c.workers = workers;
+    return c;
+}
+
 /// Lets every spawned task that is runnable now take a few turns.
 inline task<void> let_others_run(int yields = 16) {
     for (int i = 0; i < yields; ++i)
@@ -56,7 +64,9 @@ struct tracked {
     static inline std::atomic<int> live{0};
     int value;
     explicit tracked(int v) : value(v) { ++live; }
+    tracked(const tracked& other) : value(other.value) { ++live; }
     tracked(tracked&& other) noexcept : value(other.value) { ++live; }
+    tracked& operator=(const tracked&) = default;
     tracked& operator=(tracked&&) = default;
     ~tracked() { --live; }
 };

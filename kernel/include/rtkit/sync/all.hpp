@@ -1,5 +1,6 @@
 #pragma once
-// Every rtkit sync primitive: channel, oneshot, notify, semaphore, mutex.
+// Every rtkit sync primitive: channel, broadcast, oneshot, notify, semaphore,
+// mutex.
 //
 // How they are built, and why:
 // - Each primitive's state sits behind a small spin_lock: critical sections are
@@ -24,6 +25,7 @@
 // passed by value to a task keeps the channel open after the task's body
 // ended; move it into a local, or drop it by hand, when the receiver must see
 // the end.
+#include "rtkit/sync/broadcast.hpp"
 #include "rtkit/sync/channel.hpp"
 #include "rtkit/sync/mutex.hpp"
 #include "rtkit/sync/notify.hpp"
