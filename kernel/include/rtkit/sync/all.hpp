@@ -1,6 +1,6 @@
 #pragma once
-// Every rtkit sync primitive: channel, broadcast, oneshot, notify, semaphore,
-// mutex.
+// Every rtkit sync primitive: channel, broadcast, watch, oneshot, notify,
+// semaphore, mutex.
 //
 // How they are built, and why:
 // - Each primitive's state sits behind a small spin_lock: critical sections are
@@ -31,3 +31,4 @@
 #include "rtkit/sync/notify.hpp"
 #include "rtkit/sync/oneshot.hpp"
 #include "rtkit/sync/semaphore.hpp"
+#include "rtkit/sync/watch.hpp"
