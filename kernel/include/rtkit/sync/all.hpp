@@ -1,6 +1,6 @@
 #pragma once
-// Every rtkit sync primitive: channel, broadcast, watch, oneshot, notify,
-// semaphore, mutex.
+// Every rtkit sync primitive: channel, mpmc_channel, broadcast, watch,
+// oneshot, notify, semaphore, mutex.
 //
 // How they are built, and why:
 // - Each primitive's state sits behind a small spin_lock: critical sections are
@@ -27,6 +27,7 @@
 // the end.
 #include "rtkit/sync/broadcast.hpp"
 #include "rtkit/sync/channel.hpp"
+#include "rtkit/sync/mpmc_channel.hpp"
 #include "rtkit/sync/mutex.hpp"
 #include "rtkit/sync/notify.hpp"
 #include "rtkit/sync/oneshot.hpp"
