@@ -1,7 +1,11 @@
 #pragma once
 // join_all and race: run several tasks at once and combine their outcomes.
 #include <cstddef>
+#include <optional>
+#include <tuple>
 #include <type_traits>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "rtkit/cx.hpp"
@@ -142,6 +146,58 @@ struct race_body {
     }
 };
 
+/// The outcome of a task that has finished, taken without waiting; the
+/// handle is empty afterwards.
+template <class T>
+outcome<T> take_finished(join_handle<T>& handle) {
+    outcome<T> result = handle.record()->take_result();
+    outcome_taken(*handle.record());
+    handle = join_handle<T>();
+    return result;
+}
+
+/// The body of race over tasks of different types (see race below).
+template <class... Ts>
+struct race_variant_body {
+    using result_type = std::variant<outcome<Ts>...>;
+    std::tuple<task<Ts>...> tasks;
+
+    task<result_type> operator()(cx scope) {
+        // A braced list spawns them in order.
+        std::tuple<join_handle<Ts>...> handles = std::apply(
+            [&](task<Ts>&... ts) {
+                return std::tuple<join_handle<Ts>...>{scope.spawn(std::move(ts))...};
+            },
+            tasks);
+        std::vector<task_header*> records;
+        std::apply([&](join_handle<Ts>&... h) { (records.push_back(h.record()), ...); }, handles);
+        for (task_header* r : records)
+            own_outcome(*r);
+        const std::size_t winner = co_await any_finished_awaiter(std::move(records));
+        std::apply(
+            [&](join_handle<Ts>&... h) {
+                std::size_t i = 0;
+                ((i++ != winner ? h.cancel(cancel_reason{"lost the race"}) : void()), ...);
+            },
+            handles);
+        // The region drains the losers before race returns; their outcomes
+        // are race's to drop (outcome_owned), so a loser that failed as it
+        // lost is not reported.
+        co_return take_winner(handles, winner, std::index_sequence_for<Ts...>{});
+    }
+
+    template <std::size_t... I>
+    static result_type take_winner(std::tuple<join_handle<Ts>...>& handles, std::size_t winner,
+                                   std::index_sequence<I...>) {
+        std::optional<result_type> result;
+        ((I == winner
+              ? (void)result.emplace(std::in_place_index<I>, take_finished(std::get<I>(handles)))
+              : void()),
+         ...);
+        return std::move(*result);
+    }
+};
+
 }  // namespace detail
 
 /// Runs every task at once, in a child region, and waits for all of them. Ok
@@ -162,6 +218,24 @@ task<outcome<typename detail::join_all_values<T>::type>> join_all(std::vector<ta
 template <class T>
 task<outcome<T>> race(std::vector<task<T>> tasks) {
     return cx::current().region(detail::race_body<T>{std::move(tasks)});
+}
+
+/// race over tasks of different result types: runs them at once, in a child
+/// region, and gives the outcome of the first to finish (the lowest position
+/// among those finished together) as the alternative of the variant at its
+/// position, so `result.index()` says which won, also when types repeat:
+///
+///     auto r = co_await race(fetch(url), sleep_then(5s));  // task<std::string>, task<void>
+///     if (r.index() == 0) use(std::get<0>(r).value());
+///
+/// Like race over a vector, the losers are cancelled and drained before it
+/// returns, and so is every task if the caller is cancelled; what the losers
+/// ended with is dropped (even a failure).
+template <class T0, class T1, class... Ts>
+task<std::variant<outcome<T0>, outcome<T1>, outcome<Ts>...>> race(task<T0> first, task<T1> second,
+                                                                  task<Ts>... rest) {
+    return cx::current().region(detail::race_variant_body<T0, T1, Ts...>{
+        {std::move(first), std::move(second), std::move(rest)...}});
 }
 
 }  // namespace rtkit
