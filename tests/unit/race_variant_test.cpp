@@ -21,9 +21,9 @@ struct unwind_mark {
     ~unwind_mark() { ++count; }
 };
 
-task<int> never(std::atomic<int>& unwound, std::atomic<int>* started = nullptr) {
+task<int> never(std::atomic<int>& unwound, test::arrivals* started = nullptr) {
     unwind_mark mark{unwound};
-    if (started) ++*started;
+    if (started) started->arrive();
     co_await sleep(std::chrono::hours(1));
     co_return 0;
 }
@@ -111,13 +111,12 @@ TEST_CASE("race of different types: cancelling the racer cancels and drains ever
         runtime rt(config);
         std::atomic<int> unwound{0};
         rt.block_on([&]() -> task<void> {
-            std::atomic<int> started{0};
-            auto racer = spawn([](std::atomic<int>& n, std::atomic<int>& started) -> task<int> {
+            test::arrivals started;
+            auto racer = spawn([](std::atomic<int>& n, test::arrivals& started) -> task<int> {
                 auto r = co_await race(never(n, &started), text_after(1h, "x"), never(n, &started));
                 co_return static_cast<int>(r.index());
             }(unwound, started));
-            while (started.load() < 2)
-                co_await yield_now();
+            co_await started.wait_for(2);
             racer.cancel();
             CHECK((co_await std::move(racer)).is_cancelled());
             CHECK(unwound == 2);

@@ -62,6 +62,25 @@ class manual_event {
     std::condition_variable armed_changed_;
 };
 
+/// Counts tasks that reached a point of their body; a task waits until n of
+/// them have (a real wait, on a semaphore: no polling, no time bound).
+class arrivals {
+  public:
+    void arrive() {
+        count_.fetch_add(1);
+        reached_.release(1);
+    }
+    /// Waits until `n` arrived in all.
+    task<void> wait_for(std::size_t n) {
+        sync::semaphore_permit all = co_await reached_.acquire(n);  // given back at the end
+    }
+    int count() const { return count_.load(); }
+
+  private:
+    std::atomic<int> count_{0};
+    sync::semaphore reached_{0};
+};
+
 /// The default configuration, on the multi_thread flavor with `workers` workers.
 inline runtime_config multi_thread(int workers) {
     runtime_config c;
