@@ -77,6 +77,15 @@ class [[nodiscard]] join_handle {
     void cancel(cancel_reason reason = {}) const {
         if (!is_finished()) task_->home().request_cancel(task_, std::move(reason));
     }
+    /// Lets the task run on with nobody waiting for its outcome; the handle
+    /// is empty afterwards. It is what dropping the handle does, said out
+    /// loud (join_handle is [[nodiscard]]): the task still belongs to its
+    /// region, which waits for it and whose cancellation reaches it, and if
+    /// it fails, the failure goes to the diagnostic hook, as every failure
+    /// nobody takes does (set_diagnostic_hook).
+    void detach() noexcept {
+        if (task_) std::exchange(task_, nullptr)->release();
+    }
     /// The task record, for combinators.
     detail::promise<T>* record() const noexcept { return task_; }
 

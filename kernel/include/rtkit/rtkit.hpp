@@ -16,4 +16,5 @@
 #include "rtkit/runtime_config.hpp"
 #include "rtkit/sync/all.hpp"
 #include "rtkit/task.hpp"
+#include "rtkit/task_set.hpp"
 #include "rtkit/time.hpp"
