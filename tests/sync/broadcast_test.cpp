@@ -1,5 +1,6 @@
 // rtkit::sync::broadcast: every receiver sees every value in order; a
 // receiver that falls behind the ring is told exactly how many it missed.
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -168,6 +169,24 @@ TEST_CASE("broadcast: each value is destroyed once every receiver took it - or c
         CHECK(tracked::live == 1);
     }
     CHECK(tracked::live == 0);
+}
+
+namespace {
+/// A value that holds a sender of the channel it travels in.
+struct holds_sender {
+    std::shared_ptr<broadcast_sender<holds_sender>> tx;
+};
+}  // namespace
+
+TEST_CASE(
+    "broadcast: a value whose destructor drops the last sender is destroyed outside the lock") {
+    auto [tx, rx] = make_broadcast<holds_sender>(2);
+    auto inner = std::make_shared<broadcast_sender<holds_sender>>(tx);
+    CHECK(tx.send(holds_sender{std::move(inner)}) == 1);
+    { auto gone = std::move(tx); }  // the last sender is in the ring now
+    // Dropping the receiver destroys the value, which drops the last sender,
+    // which locks the channel to wake receivers: under the lock, a hang.
+    { auto gone = std::move(rx); }
 }
 
 TEST_CASE("broadcast: a recv cancelled while it waits takes nothing") {

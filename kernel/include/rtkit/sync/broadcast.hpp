@@ -161,13 +161,26 @@ class broadcast_state {
         for (std::uint64_t p = std::max(next, oldest()); p < tail_; ++p)
             ++slots_[p % capacity_].unseen;
     }
-    /// Under lock: a receiver at `next` goes; values nobody else will take
-    /// are destroyed.
+    /// A receiver at `next` goes (this takes the lock). The values nobody
+    /// else will take are destroyed one at a time after the unlock: a
+    /// value's destructor may use this channel (it may hold its last sender).
     void drop_receiver(std::uint64_t next) noexcept {
-        --receivers_;
-        for (std::uint64_t p = std::max(next, oldest()); p < tail_; ++p) {
+        std::uint64_t end = 0;
+        {
+            std::lock_guard guard(lock);
+            --receivers_;
+            end = tail_;  // values sent from now on do not count this receiver
+        }
+        for (std::uint64_t p = next;; ++p) {
+            std::optional<T> doomed;  // destroyed after the unlock
+            std::lock_guard guard(lock);
+            p = std::max(p, oldest());  // those before were overwritten meanwhile
+            if (p >= end) break;
             slot& s = slots_[p % capacity_];
-            if (--s.unseen == 0) s.value.reset();
+            if (--s.unseen == 0) {
+                doomed = std::move(s.value);
+                s.value.reset();
+            }
         }
     }
     std::size_t receiver_count() const noexcept { return receivers_; }
@@ -306,10 +319,7 @@ class broadcast_receiver {
     }
     ~broadcast_receiver() {
         if (!state_) return;
-        {
-            std::lock_guard guard(state_->lock);
-            state_->drop_receiver(next_);
-        }
+        state_->drop_receiver(next_);
         state_->release();
     }
 
@@ -398,10 +408,10 @@ class broadcast_receiver {
 /// Every receiver gets its own copy of every value sent after it was made
 /// (T must be copyable; the last receiver to take a value gets it moved).
 /// The ring holds `capacity` values: send never waits, and a receiver more
-/// than `capacity` values behind lags (tokio's broadcast). T's copy, move and
-/// destruction may run under the channel's lock, so they must not use the
-/// same channel. Thread-safe: tasks of any runtime and plain threads (through
-/// send and try_recv) may share one.
+/// than `capacity` values behind lags (tokio's broadcast). T's copy and move
+/// run under the channel's lock, so they must not use the same channel (its
+/// destructor may: values are destroyed outside the lock). Thread-safe: tasks of any runtime and
+/// plain threads (through send and try_recv) may share one.
 template <class T>
 struct broadcast {
     broadcast_sender<T> tx;

@@ -283,8 +283,9 @@ class watch_receiver {
 /// them (`auto [tx, rx] = make_watch<T>(initial);`). It holds one value,
 /// which each send replaces: a receiver sees the latest value and can wait
 /// for the next change, but may miss the values in between (tokio's watch).
-/// Values are copied out under the channel's lock, so T's copy, move and
-/// destruction must not use the same channel. Thread-safe.
+/// Values are copied and moved under the channel's lock, so T's copy and move
+/// must not use the same channel (a replaced value is destroyed outside it).
+/// Thread-safe.
 template <class T>
 struct watch {
     watch_sender<T> tx;
