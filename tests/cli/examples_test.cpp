@@ -70,6 +70,14 @@ TEST_CASE("pipeline.rts: stages joined by channels - closing ends the next stage
                   "sum of the squares of 1..10 = 385\n");
 }
 
+TEST_CASE("news.rts: a broadcast to every reader - a watch of the latest status - an interval") {
+    check_example("news.rts",
+                  "alice read 4 headlines\n"
+                  "bob read 4 headlines\n"
+                  "the monitor saw the publisher finish\n"
+                  "status: done\n");
+}
+
 TEST_CASE("timeouts.rts: time limits - cancellation - race") {
     check_example("timeouts.rts",
                   "quick work finished in time\n"
@@ -120,13 +128,23 @@ TEST_CASE("the workload scripts W1 to W9 run at their small size with their chec
 
 TEST_CASE("every script in examples/scripts has a test here - and checks") {
     // A new example must be added above; rtctl check must accept each one.
-    const std::vector<std::string> tested{
-        "counting.rts",          "fanout.rts",           "hello.rts",
-        "pipeline.rts",          "region.rts",           "tcp_echo.rts",
-        "timeouts.rts",          "w1_spawn_join_st.rts", "w2_spawn_join_mt.rts",
-        "w3_yield_storm.rts",    "w4_ping_pong.rts",     "w5_timeout_ready.rts",
-        "w6_sleep_storm.rts",    "w7_tcp_echo.rts",      "w8_block_on_ready.rts",
-        "w9_timeout_pending.rts"};
+    const std::vector<std::string> tested{"counting.rts",
+                                          "fanout.rts",
+                                          "hello.rts",
+                                          "news.rts",
+                                          "pipeline.rts",
+                                          "region.rts",
+                                          "tcp_echo.rts",
+                                          "timeouts.rts",
+                                          "w1_spawn_join_st.rts",
+                                          "w2_spawn_join_mt.rts",
+                                          "w3_yield_storm.rts",
+                                          "w4_ping_pong.rts",
+                                          "w5_timeout_ready.rts",
+                                          "w6_sleep_storm.rts",
+                                          "w7_tcp_echo.rts",
+                                          "w8_block_on_ready.rts",
+                                          "w9_timeout_pending.rts"};
     std::vector<std::string> found;
     for (const auto& entry :
          std::filesystem::directory_iterator(std::string(RTKIT_SOURCE_DIR) + "/examples/scripts"))

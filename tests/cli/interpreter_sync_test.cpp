@@ -95,9 +95,10 @@ TEST_CASE("send on a closed channel and closing twice are errors") {
     CHECK(first_error(run_script("let c = channel(1)\nclose c\nclose c\n")) ==
           "3:1: error: the channel is already closed");
     CHECK(first_error(run_script("send 1 2\n")) ==
-          "1:6: error: send needs a channel, not an integer");
+          "1:6: error: send needs a channel, a broadcast or a watch, not an integer");
     CHECK(first_error(run_script("close 1\n")) ==
-          "1:7: error: close needs a channel, a stream or a listener, not an integer");
+          "1:7: error: close needs a channel, a broadcast, a watch, a stream or a listener, not an "
+          "integer");
 }
 
 TEST_CASE("a channel that carries itself is freed when the script ends") {

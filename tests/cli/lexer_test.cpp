@@ -98,8 +98,9 @@ TEST_CASE("comparison and punctuation tokens") {
 }
 
 TEST_CASE("keywords are reserved words - other words are names") {
-    for (const char* word : {"if", "race", "join_all", "none", "now", "and", "not", "spin",
-                             "acquire", "listen", "read", "write"}) {
+    for (const char* word :
+         {"if", "race", "join_all", "none", "now", "and", "not", "spin", "acquire", "listen",
+          "read", "write", "broadcast", "interval", "subscribe", "tick", "watch"}) {
         CAPTURE(word);
         CHECK(lex(word)[0].kind == token_kind::keyword);
     }

@@ -2,6 +2,8 @@
 // Their pure parts go to script::evaluate.
 #include "channel_object.hpp"
 #include "engine.hpp"
+#include "fan_out_objects.hpp"
+#include "interval_object.hpp"
 #include "operands.hpp"
 #include "rtkit/script/evaluate.hpp"
 #include "semaphore_object.hpp"
@@ -18,6 +20,18 @@ std::size_t size_operand(const script::value& v, std::string_view what, std::int
         fail(where, std::string(what) + " needs a size from 1 to " + std::to_string(max) +
                         ", not " + std::to_string(n));
     return static_cast<std::size_t>(n);
+}
+
+/// interval's second operand: what to do about ticks taken late.
+rtkit::missed_tick_behavior missed_ticks_operand(const script::value& v, script::source_pos where) {
+    const std::string& name = string_operand(v, "interval", where);
+    if (name == "burst") return rtkit::missed_tick_behavior::burst;
+    if (name == "delay") return rtkit::missed_tick_behavior::delay;
+    if (name == "skip") return rtkit::missed_tick_behavior::skip;
+    fail(where,
+         "interval's second argument says what to do about ticks taken late: \"burst\", "
+         "\"delay\" or \"skip\", not \"" +
+             name + "\"");
 }
 
 }  // namespace
@@ -97,7 +111,15 @@ rtkit::task<script::value> engine::builtin(frame& f, const script::builtin_expr&
             co_return outcome;
         }
         case builtin::recv: {
-            const auto channel = object_operand<channel_object>(operand, what, "a channel", at);
+            const auto* o = std::get_if<std::shared_ptr<script::object>>(&operand);
+            if (const auto subscription =
+                    o ? std::dynamic_pointer_cast<subscription_object>(*o) : nullptr) {
+                const deadlock_watch::waiting waiting(deadlocks(), f.task, where);
+                script::value received = co_await subscription->recv();
+                co_return received;
+            }
+            const auto channel =
+                object_operand<channel_object>(operand, what, "a channel or a subscription", at);
             const deadlock_watch::waiting waiting(deadlocks(), f.task, where);
             script::value received = co_await channel->recv();
             co_return received;
@@ -136,6 +158,43 @@ rtkit::task<script::value> engine::builtin(frame& f, const script::builtin_expr&
                                                   deadlock_watch::ended_by::time_or_socket);
             script::value data = co_await stream->read(where);
             co_return data;
+        }
+        case builtin::interval: {
+            const rtkit::duration period = duration_operand(operand, what, at);
+            if (period <= rtkit::duration::zero()) fail(at, "interval needs a period above zero");
+            rtkit::missed_tick_behavior behavior = rtkit::missed_tick_behavior::burst;
+            if (b.operands.size() > 1) {
+                const script::value second = co_await evaluate(f, b.operands[1]);
+                behavior = missed_ticks_operand(second, b.operands[1].where);
+            }
+            const rtkit::instant script_start = rtkit::now() - elapsed();
+            co_return std::shared_ptr<script::object>(
+                std::make_shared<interval_object>(script_start, period, behavior));
+        }
+        case builtin::tick: {
+            const auto ticks = object_operand<interval_object>(operand, what, "an interval", at);
+            const deadlock_watch::waiting waiting(deadlocks(), f.task, where,
+                                                  deadlock_watch::ended_by::time_or_socket);
+            script::value due = co_await ticks->tick();
+            co_return due;
+        }
+        case builtin::broadcast: {
+            auto made = std::make_shared<broadcast_object>(
+                size_operand(operand, "broadcast", broadcast_object::max_capacity, at));
+            track(made);
+            co_return std::shared_ptr<script::object>(std::move(made));
+        }
+        case builtin::watch: {
+            auto made = std::make_shared<watch_object>(operand);
+            track(made);
+            co_return std::shared_ptr<script::object>(std::move(made));
+        }
+        case builtin::subscribe: {
+            std::shared_ptr<script::object> subscription =
+                object_operand<fan_out_object>(operand, what, "a broadcast or a watch", at)
+                    ->subscribe();
+            track(subscription);
+            co_return subscription;
         }
         case builtin::join_all:
             break;

@@ -3,6 +3,7 @@
 
 #include "channel_object.hpp"
 #include "engine.hpp"
+#include "fan_out_objects.hpp"
 #include "operands.hpp"
 #include "rtkit/script/evaluate.hpp"
 #include "rtkit/script/overloaded.hpp"
@@ -261,8 +262,13 @@ rtkit::task<flow> engine::run_statement(frame& f, const script::stmt& s) {
         co_return co_await run_block(f, n->body);
     } else if (const auto* n = std::get_if<send_stmt>(&s.node)) {
         const value target = co_await evaluate(f, n->channel);
-        const auto channel =
-            object_operand<channel_object>(target, "send", "a channel", n->channel.where);
+        const auto* o = std::get_if<std::shared_ptr<object>>(&target);
+        if (const auto fan_out = o ? std::dynamic_pointer_cast<fan_out_object>(*o) : nullptr) {
+            fan_out->send(co_await evaluate(f, n->value), s.where);  // never waits
+            co_return flow::next;
+        }
+        const auto channel = object_operand<channel_object>(
+            target, "send", "a channel, a broadcast or a watch", n->channel.where);
         value v = co_await evaluate(f, n->value);
         const deadlock_watch::waiting waiting(deadlocks(), f.task, s.where);
         co_await channel->send(std::move(v), s.where);
@@ -276,8 +282,11 @@ rtkit::task<flow> engine::run_statement(frame& f, const script::stmt& s) {
         else if (const auto listener =
                      o ? std::dynamic_pointer_cast<tcp_listener_object>(*o) : nullptr)
             co_await listener->close(s.where);
+        else if (const auto fan_out = o ? std::dynamic_pointer_cast<fan_out_object>(*o) : nullptr)
+            fan_out->close(s.where);
         else
-            wrong_type("close", "a channel, a stream or a listener", target, n->target.where);
+            wrong_type("close", "a channel, a broadcast, a watch, a stream or a listener", target,
+                       n->target.where);
     } else if (const auto* n = std::get_if<write_stmt>(&s.node)) {
         const value target = co_await evaluate(f, n->stream);
         const auto stream =

@@ -64,6 +64,16 @@ std::string_view spelling(builtin op) noexcept {
             return "connect";
         case builtin::read:
             return "read";
+        case builtin::interval:
+            return "interval";
+        case builtin::tick:
+            return "tick";
+        case builtin::broadcast:
+            return "broadcast";
+        case builtin::watch:
+            return "watch";
+        case builtin::subscribe:
+            return "subscribe";
     }
     return "?";
 }

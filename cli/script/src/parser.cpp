@@ -36,7 +36,7 @@ struct call_site {
 //               | 'spawn' NAME block | 'cancel' expr expr? | 'region' block
 //               | 'timeout' expr block ('else' block)? | 'acquire' expr block
 //               | 'send' expr value | 'close' expr | 'write' expr expr
-//               | value                  (a call, join, join_all, recv, race or spawn)
+//               | value        (a call, join, join_all, recv, tick, race or spawn)
 //   block      := '{' NEWLINE line* '}'
 //   value      := spawn | race | expr     (spawn and race only as a whole value)
 //   spawn      := 'spawn' NAME block | 'spawn' call
@@ -47,12 +47,14 @@ struct call_site {
 //   comparison := sum (('==' | '!=' | '<' | '<=' | '>' | '>=') sum)?
 //   sum        := term (('+' | '-') term)*
 //   term       := unary (('*' | '/' | '%') unary)*
-//   unary      := '-' unary | ('join' | 'recv' | 'listen' | 'accept' | 'connect' | 'read') unary
+//   unary      := '-' unary | ('join' | 'recv' | 'listen' | 'accept' | 'connect' | 'read'
+//                             | 'tick' | 'subscribe') unary
 //               | postfix
 //   postfix    := primary ('.' NAME)*
 //   primary    := INTEGER | DURATION | STRING | 'true' | 'false' | 'none' | 'now' | NAME
-//               | call | '(' expr ')' | ('channel' | 'semaphore') '(' expr ')'
-//               | 'join_all' ('(' (expr (',' expr)*)? ')')?
+//               | call | '(' expr ')' | ('channel' | 'semaphore' | 'broadcast' | 'watch') '(' expr
+//               ')' | 'interval' '(' expr (',' expr)? ')' | 'join_all' ('(' (expr (',' expr)*)?
+//               ')')?
 //   call       := NAME '(' (expr (',' expr)*)? ')'   (no space before the '(')
 class parser {
   public:
@@ -150,7 +152,8 @@ class parser {
         if (first.kind != token_kind::keyword) unexpected("a statement");
 
         const std::string& keyword = first.text;
-        if (keyword == "join" || keyword == "join_all" || keyword == "recv" || keyword == "race")
+        if (keyword == "join" || keyword == "join_all" || keyword == "recv" || keyword == "tick" ||
+            keyword == "race")
             return expression_statement(where);
         if (keyword == "spawn") {
             // `spawn NAME { ... }` declares NAME; `spawn f(x)` keeps no handle.
@@ -625,6 +628,8 @@ class parser {
         if (word == "accept") return builtin::accept;
         if (word == "connect") return builtin::connect;
         if (word == "read") return builtin::read;
+        if (word == "tick") return builtin::tick;
+        if (word == "subscribe") return builtin::subscribe;
         return std::nullopt;
     }
 
@@ -736,6 +741,7 @@ class parser {
                          false},
                     depth};
         }
+        if (std::optional<parsed_expr> made = made_by_builtin(t)) return std::move(*made);
         if (word == "join_all") {
             take();
             unsigned depth = 1;
@@ -748,6 +754,34 @@ class parser {
                               "' gives a value only as a whole expression: write 'let h = " + word +
                               " ...' and use h");
         unexpected("an expression");
+    }
+
+    /// interval(PERIOD [, BEHAVIOR]), broadcast(CAPACITY), watch(INITIAL): the
+    /// objects of the time and broadcast builtins, at `t` (their keyword).
+    std::optional<parsed_expr> made_by_builtin(const token& t) {
+        struct shape {
+            const char* word;
+            builtin op;
+            std::size_t most_arguments;
+            const char* usage;
+        };
+        static constexpr shape shapes[] = {
+            {"interval", builtin::interval, 2,
+             "its period and, if ticks taken late should not come in a burst, \"delay\" or "
+             "\"skip\", e.g. interval(100ms) or interval(100ms, \"skip\")"},
+            {"broadcast", builtin::broadcast, 1, "its capacity, e.g. broadcast(16)"},
+            {"watch", builtin::watch, 1, "its first value, e.g. watch(0)"},
+        };
+        for (const shape& s : shapes) {
+            if (t.text != s.word) continue;
+            take();
+            unsigned depth = 1;
+            std::vector<expr> args = arguments("'" + t.text + "'", depth);
+            if (args.empty() || args.size() > s.most_arguments)
+                fail(t.where, "'" + t.text + "' takes " + s.usage);
+            return parsed_expr{expr{t.where, builtin_expr{s.op, std::move(args)}, false}, depth};
+        }
+        return std::nullopt;
     }
 
     const source_file& file_;

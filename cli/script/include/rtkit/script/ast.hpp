@@ -94,6 +94,11 @@ enum class builtin {
     accept,     ///< accept LISTENER: the next connection
     connect,    ///< connect ADDRESS: a TCP stream to loopback
     read,       ///< read STREAM: the bytes that came, "" at the end of the stream
+    interval,   ///< interval(PERIOD) or interval(PERIOD, "burst" | "delay" | "skip")
+    tick,       ///< tick INTERVAL: waits for its next tick, gives when it was due
+    broadcast,  ///< broadcast(CAPACITY)
+    watch,      ///< watch(INITIAL)
+    subscribe,  ///< subscribe BROADCAST | WATCH: a receiver of its own
 };
 
 /// "join", "recv", ... as written.
