@@ -150,6 +150,36 @@ TEST_CASE("task_set: a task cancelled by its region before it began still leaves
     }());
 }
 
+TEST_CASE("task_set: a task's parameters are gone when join_next gives its outcome") {
+    runtime rt;
+    rt.block_on([]() -> task<void> {
+        auto [tx, rx] = sync::make_channel<int>(1);
+        task_set<bool> set;
+        set.spawn([](sync::channel_sender<int> tx) -> task<bool> {
+            co_return tx.is_closed();
+        }(std::move(tx)));
+        std::optional<outcome<bool>> o = co_await set.join_next();
+        REQUIRE(o);
+        CHECK_FALSE(o->value());
+        CHECK(rx.is_finished());  // the sender it was given is gone
+    }());
+}
+
+TEST_CASE("task_set: a task that ended while something still holds its waker is handed back") {
+    runtime rt;
+    rt.block_on([]() -> task<void> {
+        test::manual_event never_fired;  // keeps the waker of the task waiting on it
+        task_set<int> set;
+        set.spawn(value_when(never_fired, 1));
+        co_await yield_until([&] { return never_fired.armed(); });
+        set.cancel_all();  // wakes it: the event's await does not throw, so it returns 1
+        std::optional<outcome<int>> o = co_await set.join_next();
+        REQUIRE(o);
+        CHECK(o->value() == 1);
+        CHECK(set.empty());
+    }());
+}
+
 TEST_CASE("task_set: a join_next cancelled while it waits takes no outcome") {
     runtime rt;
     rt.block_on([]() -> task<void> {

@@ -89,10 +89,10 @@ inline void report_unjoined_failure(task_id id, const std::exception_ptr& failur
     }
 }
 
-/// What a set and the frames of its tasks share. A member moves from
-/// `running` to `finished` when its task's frame goes: that is after the
-/// task ended, however it ended, even cancelled before its body began
-/// (a region cancelled under it), so a member never stays running for ever.
+/// What a set and the tasks it spawned share. A member moves from `running`
+/// to `finished` once its task's body is over and has left its outcome in
+/// it; a task cancelled before its body began is handed over when its frame
+/// goes instead (task_set_ticket), so a member never stays running for ever.
 template <class T>
 class task_set_state {
   public:
@@ -107,8 +107,8 @@ class task_set_state {
     /// Notified when a member is finished (join_next waits here).
     sync::notify member_finished;
 
-    /// The task of `m` begins its body: false when the set already
-    /// cancelled it, and then its outcome says so.
+    /// The body of `m`'s task begins: false when the set already cancelled
+    /// it (then its outcome says so).
     bool start(member& m, task_header* task) {
         std::lock_guard guard(lock);
         if (m.cancel_before_start) {
@@ -118,17 +118,13 @@ class task_set_state {
         m.running = task;
         return true;
     }
-    /// The body of `m`'s task is over: the set no longer reaches the task.
-    void stop(member& m) noexcept {
-        std::lock_guard guard(lock);
-        m.running = nullptr;
-    }
-    /// The frame of `m`'s task is gone: `m` goes to the finished list, or,
-    /// if the set is gone, away (its failure reported).
+    /// `m`'s task is over: `m` goes to the finished list, or, if the set is
+    /// gone, away (its failure reported).
     void member_ended(member* m) noexcept {
         {
             std::lock_guard guard(lock);
             running.remove(m);
+            m->running = nullptr;
             // Ended without a word (cancelled before it began, or no memory
             // to say how): cancelled, "never completed".
             if (!m->result) m->result.emplace();
@@ -143,7 +139,6 @@ class task_set_state {
         } else {
             member_finished.notify_one();
         }
-        release();
     }
 
     /// Cancels every running member: a task whose body runs gets a
@@ -179,44 +174,60 @@ class task_set_state {
     }
 
   private:
-    std::atomic<int> refs_{1};  ///< the set's, and one per member's frame
+    std::atomic<int> refs_{1};  ///< the set's, and one per member's task
 };
 
-/// A parameter of a member's task: when the frame goes, it hands the
-/// member back to the set (task_set_state::member_ended). A parameter, not
-/// a local, since a task cancelled before it began never runs its body.
+/// A parameter of a member's task, which holds a reference to the set's
+/// state. The body hands the member over when it ends (hand_over); a task
+/// cancelled before its body began never runs it, so the ticket hands the
+/// member over when the frame goes.
 template <class T>
 class task_set_ticket {
   public:
     task_set_ticket(task_set_state<T>* state, task_set_member<T>* m) noexcept
         : state_(state), member_(m) {}
     task_set_ticket(task_set_ticket&& other) noexcept
-        : state_(std::exchange(other.state_, nullptr)), member_(other.member_) {}
+        : state_(std::exchange(other.state_, nullptr)),
+          member_(other.member_),
+          handed_over_(other.handed_over_) {}
     task_set_ticket& operator=(task_set_ticket&&) = delete;
     ~task_set_ticket() {
-        if (state_) state_->member_ended(member_);
+        if (!state_) return;
+        if (!handed_over_) state_->member_ended(member_);
+        state_->release();
     }
     task_set_state<T>& state() const noexcept { return *state_; }
     task_set_member<T>& member() const noexcept { return *member_; }
+    /// The member is the set's again (it may be gone once this returns).
+    void hand_over() noexcept {
+        handed_over_ = true;
+        state_->member_ended(member_);
+    }
 
   private:
     task_set_state<T>* state_;
     task_set_member<T>* member_;
+    bool handed_over_ = false;
 };
 
 /// The task the set spawns for a member: runs `inner` inline and keeps how
 /// it ended in the member. Its own outcome is always ok, so nobody needs to
-/// take it: the member carries the real one.
+/// take it: the member carries the real one. (`inner` is the last parameter,
+/// so that a frame destroyed unrun drops it before the ticket hands over.)
 template <class T>
-task<void> run_in_set(task<T> inner, task_set_ticket<T> ticket) {
-    task_set_state<T>& set = ticket.state();
+task<void> run_in_set(task_set_ticket<T> ticket, task<T> inner) {
     task_set_member<T>& m = ticket.member();
-    if (!set.start(m, current_task())) co_return;
-    struct stop_on_exit {
-        task_set_state<T>& set;
-        task_set_member<T>& m;
-        ~stop_on_exit() { set.stop(m); }
-    } stop{set, m};
+    // However the body ends: the inner task's frame goes (with its
+    // parameters) before the set hears of the end.
+    struct hand_over_on_exit {
+        task_set_ticket<T>& ticket;
+        task<T>& inner;
+        ~hand_over_on_exit() {
+            inner = task<T>();
+            ticket.hand_over();
+        }
+    } hand_over{ticket, inner};
+    if (!ticket.state().start(m, current_task())) co_return;
     try {
         if constexpr (std::is_void_v<T>) {
             co_await std::move(inner);
@@ -289,9 +300,10 @@ class task_set {
         state_->add_ref();  // the ticket's
         task<void> runner;
         try {
-            runner = detail::run_in_set(std::move(t), detail::task_set_ticket<T>(state_, m));
+            runner = detail::run_in_set(detail::task_set_ticket<T>(state_, m), std::move(t));
         } catch (...) {
-            // No memory for the frame: the ticket handed `m` over as ended.
+            // No memory for the frame: the ticket handed `m` over as ended
+            // and released its reference.
             {
                 std::lock_guard guard(state_->lock);
                 state_->finished.remove(m);
