@@ -1,9 +1,10 @@
 #pragma once
-// Everything a program that embeds rtkit needs: runtimes and tasks, time
-// (sleep, intervals), cancellation and combinators, networking (rtkit::net) and the sync
-// primitives (channels, oneshot, notify, semaphore, mutex). Building a runtime
-// from a TOML file is in the configuration library: rtkit/config/make_runtime.hpp
-// (CMake target rtkit::config).
+// Everything a program that embeds rtkit needs: runtimes and tasks, task
+// sets, time (sleep, intervals), cancellation and combinators, networking
+// (rtkit::net) and the sync primitives (channels, broadcast, watch, oneshot,
+// notify, semaphore, mutex). Building a runtime from a TOML file is in the
+// configuration library: rtkit/config/make_runtime.hpp (CMake target
+// rtkit::config).
 #include "rtkit/combinators.hpp"
 #include "rtkit/cx.hpp"
 #include "rtkit/diagnostics.hpp"
