@@ -39,7 +39,9 @@ class broadcast_subscription final : public subscription_object {
 /// A subscription to a watch: the changes after it was made.
 class watch_subscription final : public subscription_object {
   public:
-    explicit watch_subscription(std::optional<rtkit::sync::watch_receiver<script::value>> receiver)
+    /// To a watch no longer there: recv gives none.
+    watch_subscription() = default;
+    explicit watch_subscription(rtkit::sync::watch_receiver<script::value> receiver)
         : receiver_(std::move(receiver)) {}
 
     rtkit::task<script::value> recv() override {
@@ -113,7 +115,7 @@ void watch_object::send(script::value v, script::source_pos where) {
 
 std::shared_ptr<subscription_object> watch_object::subscribe() {
     // The reader is only dropped once the script ended (release_values).
-    if (!reader_) return std::make_shared<watch_subscription>(std::nullopt);
+    if (!reader_) return std::make_shared<watch_subscription>();
     rtkit::sync::watch_receiver<script::value> receiver = *reader_;
     (void)receiver.value_and_update();  // it sees the changes from now on
     return std::make_shared<watch_subscription>(std::move(receiver));
