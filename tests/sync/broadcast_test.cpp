@@ -189,6 +189,20 @@ TEST_CASE(
     { auto gone = std::move(rx); }
 }
 
+TEST_CASE("broadcast: a send whose copy throws sends nothing and overwrites nothing") {
+    using sync::test::copy_may_throw;
+    auto [tx, rx] = make_broadcast<copy_may_throw>(1);
+    CHECK(tx.send(copy_may_throw(1)) == 1);  // the ring is full; rx has not taken 1
+    const copy_may_throw two(2);
+    copy_may_throw::fail_copies = true;
+    CHECK_THROWS_AS(tx.send(two), std::runtime_error);
+    copy_may_throw::fail_copies = false;
+    broadcast_result<copy_may_throw> r = rx.try_recv();  // the last taker: moved, not copied
+    REQUIRE(r);
+    CHECK(r->value == 1);
+    CHECK(rx.try_recv().is_empty());
+}
+
 TEST_CASE("broadcast: a recv cancelled while it waits takes nothing") {
     runtime rt;
     rt.block_on([]() -> task<void> {

@@ -3,7 +3,9 @@
 #include <atomic>
 #include <coroutine>
 #include <functional>
+#include <stdexcept>
 #include <type_traits>
+#include <utility>
 
 #include <doctest/doctest.h>
 
@@ -57,6 +59,27 @@ class flag_when_suspended {
   private:
     Awaiter& inner_;
     std::atomic<bool>& suspended_;
+};
+
+/// A value whose copy throws while `fail_copies` is set (its move never does).
+struct copy_may_throw {
+    static inline bool fail_copies = false;
+    int value;
+    explicit copy_may_throw(int v) noexcept : value(v) {}
+    copy_may_throw(const copy_may_throw& other) : value(other.value) {
+        if (fail_copies) throw std::runtime_error("copy failed");
+    }
+    /// A moved-from one holds -1, so a value lost to a move shows.
+    copy_may_throw(copy_may_throw&& other) noexcept : value(std::exchange(other.value, -1)) {}
+    copy_may_throw& operator=(const copy_may_throw& other) {
+        if (fail_copies) throw std::runtime_error("copy failed");
+        value = other.value;
+        return *this;
+    }
+    copy_may_throw& operator=(copy_may_throw&& other) noexcept {
+        value = std::exchange(other.value, -1);
+        return *this;
+    }
 };
 
 /// Counts live instances, to prove that nothing is leaked or lost.

@@ -95,6 +95,17 @@ TEST_CASE("watch: send with no receiver changes nothing - send_replace stores an
     CHECK(late.value() == "c");
 }
 
+TEST_CASE("watch: a send whose copy throws changes nothing") {
+    using sync::test::copy_may_throw;
+    auto [tx, rx] = make_watch<copy_may_throw>(copy_may_throw(1));
+    const copy_may_throw two(2);
+    copy_may_throw::fail_copies = true;
+    CHECK_THROWS_AS(tx.send(two), std::runtime_error);
+    copy_may_throw::fail_copies = false;
+    CHECK_FALSE(rx.has_changed());
+    CHECK(rx.value().value == 1);
+}
+
 TEST_CASE("watch: once every sender is gone - the last change - then false") {
     runtime rt;
     rt.block_on([]() -> task<void> {

@@ -105,12 +105,13 @@ class broadcast_state {
     template <class U>
     std::size_t push(U&& value, std::optional<T>& overwritten, pending_wakes& wakes) {
         if (receivers_ == 0) return 0;
+        T fresh(std::forward<U>(value));  // a copy that throws changes nothing
         slot& s = slots_[tail_ % capacity_];
         if (s.value) {
             overwritten.emplace(std::move(*s.value));
             s.value.reset();
         }
-        s.value.emplace(std::forward<U>(value));  // a throwing copy leaves the slot empty
+        s.value.emplace(std::move(fresh));
         s.unseen = receivers_;
         ++tail_;
         while (waiter* w = waiting_.pop_front())
@@ -406,7 +407,8 @@ class broadcast_receiver {
 /// returns them (`auto [tx, rx] = make_broadcast<T>(capacity);`).
 ///
 /// Every receiver gets its own copy of every value sent after it was made
-/// (T must be copyable; the last receiver to take a value gets it moved).
+/// (T must be copyable, and movable without throwing; the last receiver to
+/// take a value gets it moved).
 /// The ring holds `capacity` values: send never waits, and a receiver more
 /// than `capacity` values behind lags (tokio's broadcast). T's copy and move
 /// run under the channel's lock, so they must not use the same channel (its
@@ -424,6 +426,8 @@ struct broadcast_factory {
     template <class T>
     static broadcast<T> make(std::size_t capacity) {
         static_assert(std::is_copy_constructible_v<T>, "a broadcast copies T for each receiver");
+        static_assert(std::is_nothrow_move_constructible_v<T>,
+                      "a broadcast moves T in and out of its ring, where a throw would lose it");
         if (capacity == 0)
             throw std::invalid_argument("make_broadcast: capacity must be at least 1");
         auto* state = new broadcast_state<T>(capacity);

@@ -43,7 +43,8 @@ class watch_state {
     /// value it replaced.
     template <class U>
     T replace(U&& fresh, pending_wakes& wakes) {
-        T old = std::exchange(value, std::forward<U>(fresh));
+        T next(std::forward<U>(fresh));  // a copy that throws changes nothing
+        T old = std::exchange(value, std::move(next));
         ++version;
         wake_all(wakes);
         return old;
@@ -283,9 +284,9 @@ class watch_receiver {
 /// them (`auto [tx, rx] = make_watch<T>(initial);`). It holds one value,
 /// which each send replaces: a receiver sees the latest value and can wait
 /// for the next change, but may miss the values in between (tokio's watch).
-/// Values are copied and moved under the channel's lock, so T's copy and move
-/// must not use the same channel (a replaced value is destroyed outside it).
-/// Thread-safe.
+/// T must be copyable, and movable without throwing. Values are copied and
+/// moved under the channel's lock, so T's copy and move must not use the same
+/// channel (a replaced value is destroyed outside it). Thread-safe.
 template <class T>
 struct watch {
     watch_sender<T> tx;
@@ -298,6 +299,9 @@ struct watch_factory {
     template <class T>
     static watch<T> make(T initial) {
         static_assert(std::is_copy_constructible_v<T>, "a watch hands out copies of its value");
+        static_assert(
+            std::is_nothrow_move_constructible_v<T> && std::is_nothrow_move_assignable_v<T>,
+            "a watch moves its value in and out, where a throw would lose it");
         auto* state = new watch_state<T>(std::move(initial));
         watch_sender<T> tx(state);
         return watch<T>{std::move(tx), watch_receiver<T>(state)};
