@@ -6,6 +6,7 @@
 #include <rtkit/rtkit.hpp>
 
 #include "exit_codes.hpp"
+#include "lab_mode.hpp"
 #include "rtkit/config/load.hpp"
 #include "rtkit/interp/script_failed.hpp"
 #include "rtkit/script/lexer.hpp"
@@ -19,8 +20,13 @@ namespace {
 /// The configuration: defaults, then the file, RTKIT_* variables, then each --set. Nullopt after
 /// printing the errors.
 std::optional<rtkit::runtime_config> configure(const run_options& options) {
+    std::vector<std::string> overrides = options.overrides;
+    if (options.lab) {
+        const std::vector<std::string> lab = lab_overrides(options.seed);
+        overrides.insert(overrides.end(), lab.begin(), lab.end());
+    }
     try {
-        return rtkit::config::load({options.config_file, true, options.overrides}).config;
+        return rtkit::config::load({options.config_file, true, overrides}).config;
     } catch (const rtkit::config::config_error& e) {
         std::cerr << e.what() << '\n';
         return std::nullopt;
@@ -76,11 +82,22 @@ CLI::App* add_run_command(CLI::App& app, run_options& options) {
                      "30s, 1.5s, 250ms), whatever its tasks wait for; default: no limit")
         ->type_name("DURATION")
         ->transform(CLI::Validator(duration_to_nanoseconds, "DURATION"));
+    CLI::Option* lab =
+        command->add_flag("--lab", options.lab,
+                          "a replayable run: one worker, the lab lane policy picking tasks by a "
+                          "seeded generator, virtual time (a sleep ends at once, in order); "
+                          "scripts that open sockets or spin are refused");
+    command
+        ->add_option("--seed", options.seed,
+                     "the lab run's seed (stderr's first line names it, to replay a run); "
+                     "default 0")
+        ->needs(lab);
     command->footer(
         "Examples:\n"
         "  rtctl run examples/scripts/hello.rts\n"
         "  rtctl run examples/scripts/tcp_echo.rts --config examples/configs/io_uring.toml\n"
-        "  rtctl run server.rts --set reactor.plugin=uring --max-steps 0");
+        "  rtctl run server.rts --set reactor.plugin=uring --max-steps 0\n"
+        "  rtctl run examples/scripts/lab_schedules.rts --lab --seed 7");
     return command;
 }
 
@@ -90,6 +107,7 @@ int run_command(const run_options& options) {
                      "configuration, not both\n";
         return exit_bad_input;
     }
+    if (options.lab) std::cerr << "lab seed " << options.seed << '\n';
     auto source = read_script(options.script);
     if (!source) return exit_bad_input;
     std::optional<rtkit::script::program> program;
@@ -98,6 +116,12 @@ int run_command(const run_options& options) {
     } catch (const rtkit::script::script_error& e) {
         std::cerr << rtkit::script::format_diagnostic(e);
         return exit_bad_input;
+    }
+    if (options.lab) {
+        if (const auto refused = first_lab_refusal(*source)) {
+            std::cerr << rtkit::script::format_diagnostic(*refused);
+            return exit_bad_input;
+        }
     }
     const auto config = configure(options);
     if (!config) return exit_bad_input;

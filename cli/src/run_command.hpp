@@ -26,6 +26,9 @@ struct run_options {
     /// The interpreter's time limit in nanoseconds (0: none); --max-time
     /// takes a duration as scripts write it and stores it here.
     std::int64_t max_time_ns = 0;
+    /// --lab: one worker, the lab lane policy seeded with `seed`, virtual time.
+    bool lab = false;
+    std::uint64_t seed = 0;
 };
 
 /// Declares `run` and its options on `app`; `options` must outlive the parse.

@@ -126,11 +126,33 @@ TEST_CASE("the workload scripts W1 to W9 run at their small size with their chec
     }
 }
 
+TEST_CASE("lab_schedules.rts: every step logged once - each task's in its own order") {
+    // The interleaving is the scheduler's (rtctl_lab_test.cpp replays it by
+    // seed); what holds on every flavor is each task's own order.
+    for (const std::string flavor : {"current_thread", "multi_thread"}) {
+        CAPTURE(flavor);
+        const rtctl_result r = run_rtctl(
+            {"run", "examples/scripts/lab_schedules.rts", "--set", "runtime.flavor=" + flavor});
+        CHECK(r.status == 0);
+        CHECK(r.err == "");
+        REQUIRE(r.out.size() == 28);
+        for (const std::string task : {"a", "b", "c"}) {
+            const std::size_t first = r.out.find(task + "0 ");
+            const std::size_t second = r.out.find(task + "1 ");
+            const std::size_t third = r.out.find(task + "2 ");
+            CHECK(first < second);
+            CHECK(second < third);
+            CHECK(third != std::string::npos);
+        }
+    }
+}
+
 TEST_CASE("every script in examples/scripts has a test here - and checks") {
     // A new example must be added above; rtctl check must accept each one.
     const std::vector<std::string> tested{"counting.rts",
                                           "fanout.rts",
                                           "hello.rts",
+                                          "lab_schedules.rts",
                                           "news.rts",
                                           "pipeline.rts",
                                           "region.rts",

@@ -62,4 +62,19 @@ struct runtime_config {
     plugin_selection lanes{{"three_lane"}, false, {}};
 };
 
+/// A replayable runtime (what `rtctl run --lab` runs on): one worker, the
+/// `lab` lane policy picking the next task with a generator seeded with
+/// `seed`, and the virtual clock. The same seed runs the same program's tasks
+/// in the same order with the same times, on every run and machine, as long
+/// as nothing outside (a socket, another thread) takes part; another seed
+/// tries another order. The timer and reactor stay the defaults. Seeds run
+/// from 0 to INT64_MAX (the plugin option is a TOML integer).
+inline runtime_config lab_config(std::uint64_t seed) {
+    runtime_config config;
+    config.clock = "virtual";
+    config.lanes =
+        plugin_selection{{"lab"}, true, {{"lab", {{"seed", static_cast<std::int64_t>(seed)}}}}};
+    return config;
+}
+
 }  // namespace rtkit
