@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <filesystem>
 
 namespace rtkit::config {
@@ -20,6 +21,8 @@ std::vector<std::string> path_strings(const std::vector<std::filesystem::path>& 
 constexpr std::array table_specs{
     table_spec{"runtime", "how the runtime runs its tasks", nullptr},
     table_spec{"plugins", "where plugin files are found", nullptr},
+    table_spec{"blocking", "the pool of threads that runs blocking calls and name resolution",
+               nullptr},
     table_spec{"reactor", "the I/O reactor plugin; [reactor.NAME] holds NAME's options",
                &runtime_config::reactor},
     table_spec{"timer", "the timer driver plugin; [timer.NAME] holds NAME's options",
@@ -75,6 +78,24 @@ const std::array key_specs{
                  c.allow_insecure_plugins = std::get<bool>(v);
              },
              [](const runtime_config& c) { return config_value(c.allow_insecure_plugins); }},
+    key_spec{
+        "blocking", "max_threads", value_type::integer, "512", "",
+        "the most threads running blocking calls at once; more calls wait in line",
+        [](runtime_config& c, const config_value& v) {
+            c.blocking.max_threads = static_cast<int>(std::get<std::int64_t>(v));
+        },
+        [](const runtime_config& c) { return config_value(std::int64_t{c.blocking.max_threads}); },
+        1, 65536},
+    key_spec{"blocking", "keep_alive_ms", value_type::integer, "10000", "",
+             "milliseconds a blocking pool thread with nothing to run waits for a call before "
+             "it ends",
+             [](runtime_config& c, const config_value& v) {
+                 c.blocking.keep_alive = std::chrono::milliseconds(std::get<std::int64_t>(v));
+             },
+             [](const runtime_config& c) {
+                 return config_value(std::int64_t{c.blocking.keep_alive.count()});
+             },
+             0, 86'400'000},
     key_spec{"reactor", "plugin", value_type::plugin_preference, R"("epoll")", "",
              "reactor name, or an array in order of preference (first that starts wins)",
              [](runtime_config& c, const config_value& v) { c.reactor.preference = as_list(v); },

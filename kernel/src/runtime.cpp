@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "blocking_pool.hpp"
 #include "current_thread_driver.hpp"
 #include "frame_pages.hpp"
 #include "multi_thread_driver.hpp"
@@ -153,6 +154,7 @@ class runtime_core {
             multi ? worker_group::flavor::multi_thread : worker_group::flavor::current_thread,
             std::make_shared<io_driver>(std::move(io), description.reactor), config.huge_pages,
             time);
+        group->set_blocking_pool(std::make_shared<blocking_pool>(config.blocking));
         // Each worker has its own timer driver and lane policy.
         group->add_worker(std::move(timers), std::move(lanes));
         for (int i = 1; i < workers; ++i)
@@ -170,21 +172,29 @@ class runtime_core {
 
     ~runtime_core() { shutdown(); }
 
-    void shutdown() {
+    /// Stops the workers, then closes the blocking pool, waiting for its
+    /// running calls until `blocking_until` (not at all without it). Returns
+    /// how many calls were left running.
+    std::size_t shutdown(std::optional<std::chrono::steady_clock::time_point> blocking_until = {}) {
         closing.store(true, std::memory_order_release);
-        if (stopped.load(std::memory_order_acquire)) return;
+        if (stopped.load(std::memory_order_acquire)) return 0;
         if (single_driver) {
             stopped.store(true, std::memory_order_release);
             single_driver->shutdown_from_caller();
         } else if (multi_driver->shutdown()) {
             stopped.store(true, std::memory_order_release);
+        } else {
+            return 0;
         }
+        return close_blocking_pool(blocking_until);
     }
 
     shutdown_report shutdown_timeout(duration bound) {
         if (closing.exchange(true, std::memory_order_acq_rel)) return {};
         const std::uint64_t finished_before = group->finished_tasks();
         const instant deadline = saturating_add(group->worker_at(0).now(), bound);
+        // Blocking calls run in real time, whatever clock the timer driver keeps.
+        const instant blocking_deadline = saturating_add(std::chrono::steady_clock::now(), bound);
         if (single_driver)
             single_driver->drain_until(deadline);
         else
@@ -192,8 +202,18 @@ class runtime_core {
         shutdown_report report;
         report.finished = group->finished_tasks() - finished_before;
         report.cancelled = live_tasks();
-        shutdown();
+        report.blocking_left = shutdown(blocking_deadline);
         return report;
+    }
+
+    std::size_t close_blocking_pool(std::optional<std::chrono::steady_clock::time_point> until) {
+        const std::size_t left = group->blocking().close(until);
+        if (left > 0)
+            report_diagnostic({diagnostic_kind::blocking_calls_left,
+                               std::to_string(left) +
+                                   " blocking call(s) still running at shutdown were left to end "
+                                   "on their own threads; their results will be dropped"});
+        return left;
     }
 
     std::size_t live_tasks() {

@@ -16,6 +16,7 @@
 namespace rtkit::detail {
 
 class worker;
+class blocking_pool;
 
 /// The workers of a runtime, their handles, and what they share: the reactor,
 /// the injector that takes work from threads driving none of them, the
@@ -126,6 +127,13 @@ class worker_group {
     }
     bool has_io() const noexcept { return io_registrations_.load(std::memory_order_relaxed) > 0; }
 
+    // --- The blocking pool (rtkit/blocking.hpp), set while the runtime is built. ---
+
+    void set_blocking_pool(std::shared_ptr<blocking_pool> pool) noexcept {
+        blocking_ = std::move(pool);
+    }
+    blocking_pool& blocking() const noexcept { return *blocking_; }
+
     // --- Shutdown and retirement. ---
 
     bool shutting_down() const noexcept { return shutting_down_.load(std::memory_order_relaxed); }
@@ -196,6 +204,7 @@ class worker_group {
     /// Tasks handed in from threads that drive no worker (inject()).
     std::atomic<std::uint64_t> injected_{0};
     mutable std::atomic<std::uint64_t> peak_alive_{0};
+    std::shared_ptr<blocking_pool> blocking_;
 };
 
 }  // namespace rtkit::detail

@@ -17,6 +17,8 @@ inline void check_same_config(const rtkit::runtime_config& a, const rtkit::runti
     CHECK(a.name == b.name);
     CHECK(a.plugin_search_path == b.plugin_search_path);
     CHECK(a.allow_insecure_plugins == b.allow_insecure_plugins);
+    CHECK(a.blocking.max_threads == b.blocking.max_threads);
+    CHECK(a.blocking.keep_alive == b.blocking.keep_alive);
     check_same_selection(a.reactor, b.reactor);
     check_same_selection(a.timer, b.timer);
     check_same_selection(a.lanes, b.lanes);

@@ -79,6 +79,12 @@ TEST_CASE("an integer out of its range names the range and the default") {
           "rt.toml:2:11: error: 'runtime.workers' must be between 0 and 1024, not -1 (default: 1)");
     CHECK(error_of("[runtime]\nworkers = 1025\n").find("must be between 0 and 1024, not 1025") !=
           std::string::npos);
+    CHECK(error_of("[blocking]\nmax_threads = 0\n") ==
+          "rt.toml:2:15: error: 'blocking.max_threads' must be between 1 and 65536, not 0 "
+          "(default: 512)");
+    CHECK(error_of("[blocking]\nkeep_alive_ms = -5\n")
+              .find("'blocking.keep_alive_ms' must be between 0 and 86400000, not -5") !=
+          std::string::npos);
     CHECK(error_of("[runtime]\nworkers = \"2\"\n") ==
           "rt.toml:2:11: error: 'runtime.workers' must be an integer, not a string (default: 1)");
     CHECK(error_of("[plugins]\nallow_insecure = 1\n") ==

@@ -25,6 +25,9 @@ name = "bench"
 huge_pages = true
 [plugins]
 allow_insecure = true
+[blocking]
+max_threads = 3
+keep_alive_ms = 250
 [reactor]
 plugin = "epoll"
 strict = true
@@ -39,6 +42,8 @@ plugin = "three_lane"
     CHECK(config.name == "bench");
     CHECK(config.huge_pages);
     CHECK(config.allow_insecure_plugins);
+    CHECK(config.blocking.max_threads == 3);
+    CHECK(config.blocking.keep_alive == std::chrono::milliseconds(250));
     CHECK(config.reactor.preference == std::vector<std::string>{"epoll"});
     CHECK(config.reactor.strict);
     CHECK(config.timer.preference == std::vector<std::string>{"heap", "wheel"});

@@ -14,6 +14,7 @@ enum class diagnostic_kind : std::uint8_t {
     unobserved_task_failure,  ///< a task threw and nobody took its outcome
     thread_stopped,           ///< a worker or background thread stopped after an error
     tasks_leaked,             ///< shutdown could not unwind some tasks
+    blocking_calls_left,      ///< shutdown left blocking calls running on their threads
 };
 
 /// One message from the runtime: something an operator should see, that no

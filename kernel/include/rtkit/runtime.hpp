@@ -29,6 +29,9 @@ struct runtime_description {
 struct shutdown_report {
     std::size_t finished = 0;   ///< ended on their own within the bound
     std::size_t cancelled = 0;  ///< still alive at the bound: cancelled and unwound
+    /// Blocking calls (rtkit/blocking.hpp) still running at the bound, left to
+    /// end on their own threads with their results dropped.
+    std::size_t blocking_left = 0;
 };
 
 /// A runtime: the kernel plus the reactor, timer driver and lane policy its
@@ -93,13 +96,19 @@ class runtime {
     }
 
     /// Stops the runtime: cancels live tasks and joins the background thread.
-    /// Idempotent; the destructor calls it.
+    /// Blocking calls (rtkit/blocking.hpp) not yet started are dropped; those
+    /// running are not waited for (a thread cannot be interrupted, and one
+    /// may never return): they end on their own threads, their results
+    /// dropped, and a diagnostic counts them. To give them time, call
+    /// shutdown_timeout first. Idempotent; the destructor calls it.
     void shutdown();
 
     /// Graceful shutdown: no new block_on starts; the live tasks get up to
     /// `bound` (on the runtime's clock) to finish on their own, driven on this
     /// thread when it can borrow the worker, then the rest are cancelled and
-    /// unwound as by shutdown(). Called from one of this runtime's own tasks,
+    /// unwound as by shutdown(). Blocking calls still running get what is
+    /// left of `bound` (in real time) to end; the report counts those that did
+    /// not. Called from one of this runtime's own tasks,
     /// nothing can finish while it waits, so it cancels at once. After a
     /// shutdown it does nothing and reports zeros.
     shutdown_report shutdown_timeout(duration bound);

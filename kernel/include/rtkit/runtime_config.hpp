@@ -1,6 +1,7 @@
 #pragma once
 // rtkit::runtime_config: everything needed to build a runtime, independent of
 // where it came from (TOML, command line, or code).
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -25,6 +26,15 @@ struct plugin_selection {
     bool strict = false;
     /// Options for each plugin by its name (the TOML table [reactor.epoll] etc.).
     std::map<std::string, option_table, std::less<>> options;
+};
+
+/// The pool of threads that runs blocking calls (rtkit/blocking.hpp) and name
+/// resolution. It starts threads only as calls need them.
+struct blocking_pool_config {
+    /// The most threads running calls at once; more calls wait in line.
+    int max_threads = 512;
+    /// How long a thread with no call to run waits for one before it ends.
+    std::chrono::milliseconds keep_alive{10000};
 };
 
 /// The runtime's configuration. Defaults match config/default.toml.
@@ -57,6 +67,7 @@ struct runtime_config {
     /// Load plugin files that are writable by group or others, or that sit in
     /// a directory that is (plugin_load_policy::allow_insecure_permissions).
     bool allow_insecure_plugins = false;
+    blocking_pool_config blocking;
     plugin_selection reactor{{"epoll"}, false, {}};
     plugin_selection timer{{"wheel"}, false, {}};
     plugin_selection lanes{{"three_lane"}, false, {}};
