@@ -221,10 +221,11 @@ void submit_blocking(blocking_job& job) {
     if (!task)
         throw no_runtime_error(
             "a blocking call needs a runtime: run it in a task, or in a block_on root");
+    job.add_ref();  // the pool's, dropped once it ran or refused the call
     try {
         task->home().group().blocking().submit(job);
     } catch (...) {
-        job.release();  // the reference the pool would have held
+        job.release();
         throw;
     }
 }

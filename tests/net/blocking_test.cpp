@@ -98,6 +98,11 @@ TEST_CASE("blocking: run_blocking gives the value - computed on a thread of the 
             bool ran = false;
             co_await run_blocking([&ran] { ran = true; });
             CHECK(ran);
+            // What a call captures by value, the pool thread has (named first:
+            // see run_blocking on GCC 12).
+            const std::string name = "short";
+            auto measure = [name] { return name.size(); };
+            CHECK(co_await run_blocking(std::move(measure)) == 5);
             // What the function throws, the awaiting task gets.
             CHECK_THROWS_WITH_AS(
                 co_await run_blocking([]() -> int { throw std::runtime_error("disk on fire"); }),

@@ -54,6 +54,8 @@ class blocking_job {
     /// The task stops waiting: a queued call will not run, a running one's
     /// result is dropped. Does nothing once settled.
     void abandon() noexcept;
+    /// Takes the pool's reference (submit_blocking).
+    void add_ref() noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
     /// Drops one reference; the last destroys the job.
     void release() noexcept {
         if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
@@ -70,7 +72,8 @@ class blocking_job {
     bool abandoned_ = false;
     bool refused_ = false;  ///< written before settled_ is released
     std::atomic<bool> settled_{false};
-    std::atomic<int> refs_{2};  ///< the awaiting task's and the pool's
+    /// The awaiting task's, and the pool's from submit_blocking on.
+    std::atomic<int> refs_{1};
 };
 
 /// Hands `job` to the blocking pool of the running task's runtime. Throws
@@ -113,20 +116,27 @@ class blocking_call final : public blocking_job {
     std::variant<std::monostate, stored, std::exception_ptr> result_;
 };
 
-/// The awaiting task's reference to a job: a frame destroyed while it waits
-/// abandons the call.
+/// The awaiting task's reference to a job, passed into the coroutine that
+/// awaits it: a frame destroyed while it waits (or before it ran) abandons
+/// the call. A class with constructors of its own, not an aggregate, and
+/// `f` itself is never a coroutine parameter: GCC 12 copies an aggregate
+/// coroutine parameter bitwise (see run_blocking).
+template <class Job>
 class blocking_job_ref {
   public:
-    explicit blocking_job_ref(blocking_job* job) noexcept : job_(job) {}
-    blocking_job_ref(const blocking_job_ref&) = delete;
-    blocking_job_ref& operator=(const blocking_job_ref&) = delete;
+    explicit blocking_job_ref(Job* job) noexcept : job_(job) {}
+    blocking_job_ref(blocking_job_ref&& other) noexcept
+        : job_(std::exchange(other.job_, nullptr)) {}
+    blocking_job_ref& operator=(blocking_job_ref&&) = delete;
     ~blocking_job_ref() {
+        if (!job_) return;
         job_->abandon();
         job_->release();
     }
+    Job& operator*() const noexcept { return *job_; }
 
   private:
-    blocking_job* job_;
+    Job* job_;
 };
 
 /// Suspends until the job settles or the task is cancelled. A cancellation
@@ -161,6 +171,15 @@ class blocking_wait : leaf_check {
     blocking_job& job_;
 };
 
+/// The task behind run_blocking: submits the job when it first runs, then
+/// waits for it.
+template <class R, class Job>
+task<R> await_blocking(blocking_job_ref<Job> job) {
+    submit_blocking(*job);
+    co_await blocking_wait(*job);
+    co_return (*job).take();
+}
+
 }  // namespace detail
 
 /// Runs `f()` on the runtime's blocking pool (a separate set of threads, so
@@ -178,15 +197,18 @@ class blocking_wait : leaf_check {
 /// within its bound; runtime::shutdown does not wait, and lets them end on
 /// their own threads (runtime.hpp). `f` must not hold references to anything
 /// that may go before it ends.
+///
+/// With GCC 12, name a lambda that captures by value before awaiting:
+/// `auto read = [path] { ... }; co_await run_blocking(std::move(read));`.
+/// GCC 12 copies an aggregate temporary (a lambda, a struct built with
+/// braces) of a co_await expression bitwise, so a short std::string captured
+/// in `co_await run_blocking([path] { ... })` frees memory it does not own.
 template <class F>
 requires std::invocable<F&> &&(!std::is_reference_v<std::invoke_result_t<F&>>)
     task<std::invoke_result_t<F&>> run_blocking(F f) {
     using R = std::invoke_result_t<F&>;
-    auto* job = new detail::blocking_call<F, R>(std::move(f));
-    detail::blocking_job_ref holding(job);
-    detail::submit_blocking(*job);
-    co_await detail::blocking_wait(*job);
-    co_return job->take();
+    return detail::await_blocking<R>(
+        detail::blocking_job_ref(new detail::blocking_call<F, R>(std::move(f))));
 }
 
 /// Starts `run_blocking(f)` as a task of its own (tokio's spawn_blocking):
