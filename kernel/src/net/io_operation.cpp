@@ -103,11 +103,13 @@ bool io_operation::attempt() {
         return true;
     }
     // A short transfer drained the socket (or filled it): the next attempt
-    // would only see EAGAIN, so wait for the reactor instead. (Not with a
-    // shared reactor, where the clear could drop an edge that came since:
-    // the next attempt's EAGAIN clears, then looks again.)
+    // would only see EAGAIN, so wait for the reactor instead. (Not on a
+    // datagram socket, where one short datagram says nothing of the next,
+    // nor with a shared reactor, where the clear could drop an edge that
+    // came since: the next attempt's EAGAIN clears, then looks again.)
     if (n > 0 && static_cast<std::size_t>(n) < request_.length &&
-        request_.op != io_opcode::accept && !registration.shared())
+        request_.op != io_opcode::accept && fd_.kind() != fd_kind::datagram &&
+        !registration.shared())
         registration.clear_ready(want);
     finish(n);
     return true;

@@ -9,5 +9,6 @@ target_sources(rtkit_kernel PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/socket_address.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tcp_listener.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tcp_stream.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/udp_socket.cpp
   ${CMAKE_CURRENT_LIST_DIR}/unix_stream.cpp
 )

@@ -10,7 +10,9 @@
 namespace rtkit::net {
 
 /// What kind of file a registered_fd holds; decides the syscalls used on it.
-enum class fd_kind : std::uint8_t { socket, pipe };
+/// A datagram socket is never drained by one read (each takes one datagram,
+/// however short), so a short read does not mean "wait for readiness".
+enum class fd_kind : std::uint8_t { socket, pipe, datagram };
 
 /// Owns a descriptor and its reactor registration. The registration is removed
 /// before the descriptor is closed, so no readiness event or completion of this
@@ -41,6 +43,8 @@ class registered_fd {
     fd_kind kind() const noexcept { return kind_; }
     /// The address of the other end (sockets), or the bound one (listeners).
     const socket_address& peer() const noexcept { return peer_; }
+    /// Records a new other end (a datagram socket connected after its bind).
+    void set_peer(const socket_address& peer) noexcept { peer_ = peer; }
     rtkit::detail::io_registration& registration() noexcept { return registration_; }
     /// The reactor's completion interface, or nullptr for readiness reactors.
     completion_reactor_v1* completion() const noexcept { return completion_; }
