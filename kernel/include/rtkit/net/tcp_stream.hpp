@@ -1,6 +1,7 @@
 #pragma once
 // rtkit::net::tcp_stream: a connected TCP socket.
 #include <optional>
+#include <string>
 
 #include "rtkit/net/byte_stream.hpp"
 #include "rtkit/net/socket_address.hpp"
@@ -20,6 +21,13 @@ class tcp_stream : public byte_stream {
     /// std::system_error(ETIMEDOUT); a refused connection throws ECONNREFUSED.
     /// A cancellation point.
     static task<tcp_stream> connect(socket_address peer,
+                                    std::optional<duration> timeout = std::nullopt);
+    /// Connects to "host:port" ("localhost:8080", "[::1]:80"): resolves the
+    /// host on the blocking pool (net/resolve.hpp), then tries its addresses
+    /// in turn until one accepts. A timeout bounds the whole: the lookup and
+    /// every attempt (ETIMEDOUT). When every attempt fails, throws the last
+    /// error, naming the addresses tried. A cancellation point.
+    static task<tcp_stream> connect(std::string host_and_port,
                                     std::optional<duration> timeout = std::nullopt);
 
     /// Ends one or both directions (the peer reads end of stream after a write
