@@ -1,5 +1,10 @@
 // TCP in the interpreter: real sockets on loopback through rtkit::net, on
 // the epoll and the io_uring reactor.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <doctest/doctest.h>
 
 #include "script_runner.hpp"
@@ -165,4 +170,84 @@ print (join acceptor).message
         CHECK(r.err == "");
         CHECK(r.out.rfind("read gave true\naccept on a closed listener (127.0.0.1:", 0) == 0);
     }
+}
+
+TEST_CASE("connect localhost:PORT - the name is resolved - on epoll and on io_uring") {
+    for (const std::string reactor : {"epoll", "uring"}) {
+        CAPTURE(reactor);
+        const auto r = run_script(R"(let l = listen "127.0.0.1:0"
+spawn server {
+    let c = accept l
+    write c "by name"
+    close c
+}
+let s = connect ("localhost:" + l.port)
+print s.peer == l.address
+print read s
+)",
+                                  {}, with_reactor(reactor));
+        CHECK(r.err == "");
+        CHECK(r.out == "true\nby name\n");
+    }
+    CHECK(first_error(run_script("let s = connect \"localhost:http\"\n"))
+              .rfind("1:9: error: connect: bad address 'localhost:http': ", 0) == 0);
+}
+
+namespace {
+
+/// A loopback listener whose accept queue is full: with a backlog of 0 the
+/// kernel completes one handshake nobody accepts (done when the blocking
+/// connect returns), then drops further SYNs, so a connect to it hangs.
+class full_listener {
+  public:
+    full_listener() {
+        listening_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_in address{};
+        address.sin_family = AF_INET;
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t size = sizeof address;
+        REQUIRE(::bind(listening_, reinterpret_cast<sockaddr*>(&address), size) == 0);
+        REQUIRE(::listen(listening_, 0) == 0);
+        REQUIRE(::getsockname(listening_, reinterpret_cast<sockaddr*>(&address), &size) == 0);
+        port_ = ntohs(address.sin_port);
+        filler_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        REQUIRE(::connect(filler_, reinterpret_cast<sockaddr*>(&address), size) == 0);
+    }
+    ~full_listener() {
+        ::close(filler_);
+        ::close(listening_);
+    }
+    int port() const { return port_; }
+
+  private:
+    int listening_ = -1, filler_ = -1, port_ = 0;
+};
+
+}  // namespace
+
+TEST_CASE("connect ... timeout D gives up - by address and by name - on epoll and on io_uring") {
+    const full_listener full;
+    for (const std::string reactor : {"epoll", "uring"}) {
+        for (const std::string host : {"127.0.0.1", "localhost"}) {
+            CAPTURE(reactor);
+            CAPTURE(host);
+            const std::string address = host + ":" + std::to_string(full.port());
+            const auto r = run_script(
+                "let s = connect \"" + address + "\" timeout 100ms\nprint \"connected\"\n", {},
+                with_reactor(reactor));
+            CHECK(r.failed);
+            CHECK(r.out == "");
+            CHECK(first_error(r).rfind("1:9: error: connect to ", 0) == 0);
+            CHECK(r.err.find("timed out") != std::string::npos);
+        }
+    }
+    // Within its time, connect with a timeout connects as one without.
+    const auto quick = run_script(R"(let l = listen "127.0.0.1:0"
+let s = connect l.address timeout 5s
+print s.peer == l.address
+)");
+    CHECK(quick.err == "");
+    CHECK(quick.out == "true\n");
+    CHECK(first_error(run_script("let s = connect \"127.0.0.1:1\" timeout 5\n")) ==
+          "1:39: error: connect ... timeout needs a duration such as 10ms, not an integer");
 }

@@ -132,6 +132,7 @@ let g = semaphore(2)
 let l = listen "127.0.0.1:0"
 let s = accept l
 let t = connect l.address
+let u = connect "localhost:80" timeout 2s
 let d = read s
 let v = recv c
 let w = join h
@@ -150,6 +151,7 @@ let w = join h
 (let l (listen "127.0.0.1:0"))
 (let s (accept l))
 (let t (connect (. l address)))
+(let u (connect "localhost:80" 2s))
 (let d (read s))
 (let v (recv c))
 (let w (join h))

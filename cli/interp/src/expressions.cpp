@@ -146,10 +146,16 @@ rtkit::task<script::value> engine::builtin(frame& f, const script::builtin_expr&
         }
         case builtin::connect: {
             std::string address = string_operand(operand, what, at);
+            std::optional<rtkit::duration> timeout;
+            if (b.operands.size() > 1) {
+                const script::expr& limit = b.operands[1];
+                const script::value given = co_await evaluate(f, limit);
+                timeout = duration_operand(given, "connect ... timeout", limit.where);
+            }
             const deadlock_watch::waiting waiting(deadlocks(), f.task, where,
                                                   deadlock_watch::ended_by::time_or_socket);
             std::shared_ptr<script::object> stream =
-                co_await tcp_stream_object::connect(std::move(address), where);
+                co_await tcp_stream_object::connect(std::move(address), timeout, where);
             co_return stream;
         }
         case builtin::read: {

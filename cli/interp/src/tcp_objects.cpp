@@ -52,14 +52,27 @@ tcp_stream_object::tcp_stream_object(rtkit::net::tcp_stream stream)
       local_(stream_.local_address().to_string()) {}
 
 rtkit::task<std::shared_ptr<tcp_stream_object>> tcp_stream_object::connect(
-    std::string address, script::source_pos where) {
-    const rtkit::net::socket_address peer = loopback_address(address, "connect", where);
+    std::string address, std::optional<rtkit::duration> timeout, script::source_pos where) {
+    // "localhost:PORT" is the one host name: resolved on the blocking pool,
+    // and refused below should it name another machine.
+    const bool by_name = address.rfind("localhost:", 0) == 0;
+    rtkit::net::socket_address peer;
+    if (!by_name) peer = loopback_address(address, "connect", where);
     rtkit::net::tcp_stream stream;
     try {
-        stream = co_await rtkit::net::tcp_stream::connect(peer);
+        if (by_name)
+            stream = co_await rtkit::net::tcp_stream::connect(address, timeout);
+        else
+            stream = co_await rtkit::net::tcp_stream::connect(peer, timeout);
     } catch (const std::system_error& e) {
         io_failed(e, where);
+    } catch (const std::invalid_argument& e) {
+        fail(where, "connect: bad address '" + address + "': " + e.what() +
+                        " (write localhost:PORT, 127.0.0.1:PORT or [::1]:PORT)");
     }
+    if (!is_loopback(stream.peer_address()))
+        fail(where, "connect: '" + address + "' reached " + stream.peer_address().to_string() +
+                        ", which is not a loopback address: scripts may only use loopback");
     co_return std::make_shared<tcp_stream_object>(std::move(stream));
 }
 

@@ -3,12 +3,14 @@
 // sockets, on rtkit::net, on loopback only.
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <rtkit/net/tcp_listener.hpp>
 #include <rtkit/net/tcp_stream.hpp>
 #include <rtkit/sync/mutex.hpp>
 #include <rtkit/task.hpp>
+#include <rtkit/time.hpp>
 
 #include "rtkit/script/object.hpp"
 
@@ -29,9 +31,10 @@ class tcp_stream_object final : public script::object {
 
     explicit tcp_stream_object(rtkit::net::tcp_stream stream);
 
-    /// rtkit::net::tcp_stream::connect to a loopback address.
-    static rtkit::task<std::shared_ptr<tcp_stream_object>> connect(std::string address,
-                                                                   script::source_pos where);
+    /// rtkit::net::tcp_stream::connect to a loopback address, or to
+    /// "localhost:PORT" (resolved), giving up after `timeout` if one is given.
+    static rtkit::task<std::shared_ptr<tcp_stream_object>> connect(
+        std::string address, std::optional<rtkit::duration> timeout, script::source_pos where);
 
     /// The bytes that came (at least one), or "" at the end of the stream.
     rtkit::task<script::value> read(script::source_pos where);

@@ -47,9 +47,9 @@ struct call_site {
 //   comparison := sum (('==' | '!=' | '<' | '<=' | '>' | '>=') sum)?
 //   sum        := term (('+' | '-') term)*
 //   term       := unary (('*' | '/' | '%') unary)*
-//   unary      := '-' unary | ('join' | 'recv' | 'listen' | 'accept' | 'connect' | 'read'
-//                             | 'tick' | 'subscribe') unary
-//               | postfix
+//   unary      := '-' unary | ('join' | 'recv' | 'listen' | 'accept' | 'read' | 'tick'
+//                             | 'subscribe') unary
+//               | 'connect' unary ('timeout' unary)? | postfix
 //   postfix    := primary ('.' NAME)*
 //   primary    := INTEGER | DURATION | STRING | 'true' | 'false' | 'none' | 'now' | NAME
 //               | call | '(' expr ')' | ('channel' | 'semaphore' | 'broadcast' | 'watch') '(' expr
@@ -607,7 +607,7 @@ class parser {
         if (const std::optional<builtin> op = prefix_builtin()) {
             take();
             if (at_line_end()) unexpected("an operand after '" + std::string(spelling(*op)) + "'");
-            return prefix(
+            parsed_expr result = prefix(
                 where, [&] { return unary(); },
                 [&](expr_ptr operand) -> decltype(expr::node) {
                     builtin_expr b{*op, {}};
@@ -615,8 +615,24 @@ class parser {
                     return b;
                 },
                 false);
+            if (*op == builtin::connect && peek().kind == token_kind::keyword &&
+                peek().text == "timeout")
+                connect_timeout(result);
+            return result;
         }
         return postfix();
+    }
+
+    /// `connect ADDRESS timeout D`: D becomes the connect's second operand.
+    void connect_timeout(parsed_expr& connect) {
+        take();
+        if (at_line_end()) unexpected("a duration after 'timeout'");
+        check_depth(connect.value.where, ++nesting_);
+        parsed_expr limit = unary();
+        --nesting_;
+        connect.depth = std::max(connect.depth, limit.depth + 1);
+        check_depth(connect.value.where, connect.depth);
+        std::get<builtin_expr>(connect.value.node).operands.push_back(std::move(limit.value));
     }
 
     std::optional<builtin> prefix_builtin() const {

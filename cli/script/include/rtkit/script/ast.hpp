@@ -92,7 +92,7 @@ enum class builtin {
     semaphore,  ///< semaphore(PERMITS)
     listen,     ///< listen ADDRESS: a TCP listener on loopback
     accept,     ///< accept LISTENER: the next connection
-    connect,    ///< connect ADDRESS: a TCP stream to loopback
+    connect,    ///< connect ADDRESS [timeout D]: a TCP stream to loopback
     read,       ///< read STREAM: the bytes that came, "" at the end of the stream
     interval,   ///< interval(PERIOD) or interval(PERIOD, "burst" | "delay" | "skip")
     tick,       ///< tick INTERVAL: waits for its next tick, gives when it was due
