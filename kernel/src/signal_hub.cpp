@@ -77,7 +77,7 @@ signal_hub& signal_hub::get() {
     return *hub;
 }
 
-std::uint64_t signal_hub::mask_of(std::initializer_list<int> signals) {
+std::uint64_t signal_hub::mask_of(std::span<const int> signals) {
     if (signals.size() == 0)
         throw std::invalid_argument("a signal stream needs at least one signal to listen for");
     std::uint64_t mask = 0;

@@ -4,9 +4,9 @@
 
 #include <array>
 #include <cstdint>
-#include <initializer_list>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "rtkit/waker.hpp"
@@ -41,7 +41,7 @@ class signal_hub {
 
     /// The `wanted` mask of `signals`. Throws std::invalid_argument for an
     /// empty list or a signal that cannot be awaited, saying why.
-    static std::uint64_t mask_of(std::initializer_list<int> signals);
+    static std::uint64_t mask_of(std::span<const int> signals);
 
     /// Installs the handler for the signals `s.wanted` names that had no
     /// listener yet, and adds `s`. Returns a new descriptor (close-on-exec,

@@ -80,7 +80,10 @@ struct signal_listener {
 
 signal_stream::signal_stream(int signal) : signal_stream({signal}) {}
 
-signal_stream::signal_stream(std::initializer_list<int> signals) {
+signal_stream::signal_stream(std::initializer_list<int> signals)
+    : signal_stream(std::span<const int>(signals.begin(), signals.size())) {}
+
+signal_stream::signal_stream(std::span<const int> signals) {
     const std::uint64_t wanted = detail::signal_hub::mask_of(signals);
     if (!detail::current_task())
         throw no_runtime_error(

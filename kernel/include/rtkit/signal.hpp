@@ -4,6 +4,7 @@
 #include <initializer_list>
 #include <memory>
 #include <optional>
+#include <span>
 
 #include "rtkit/task.hpp"
 
@@ -41,6 +42,8 @@ class signal_stream {
     explicit signal_stream(int signal);
     /// Starts listening for each of `signals` (at least one).
     explicit signal_stream(std::initializer_list<int> signals);
+    /// The same for a list made at run time.
+    explicit signal_stream(std::span<const int> signals);
     signal_stream(signal_stream&& other) noexcept;
     signal_stream& operator=(signal_stream&& other) noexcept;
     ~signal_stream();
