@@ -155,7 +155,7 @@ TEST_CASE("broadcast - watch and interval mistakes are errors at their place") {
     };
     const mistake mistakes[] = {
         {"let w = watch(1)\nprint recv w\n",
-         "2:12: error: recv needs a channel or a subscription, not a watch"},
+         "2:12: error: recv needs a channel, a subscription or a signal stream, not a watch"},
         {"let b = broadcast(1)\nclose b\nsend b 1\n", "3:1: error: send on a closed broadcast"},
         {"let w = watch(1)\nclose w\nclose w\n", "3:1: error: the watch is already closed"},
         {"let b = broadcast(0)\n", "1:19: error: broadcast needs a size from 1 to 1048576, not 0"},

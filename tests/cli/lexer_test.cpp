@@ -100,7 +100,7 @@ TEST_CASE("comparison and punctuation tokens") {
 TEST_CASE("keywords are reserved words - other words are names") {
     for (const char* word :
          {"if", "race", "join_all", "none", "now", "and", "not", "spin", "acquire", "listen",
-          "read", "write", "broadcast", "interval", "subscribe", "tick", "watch"}) {
+          "read", "write", "broadcast", "interval", "subscribe", "tick", "watch", "signal"}) {
         CAPTURE(word);
         CHECK(lex(word)[0].kind == token_kind::keyword);
     }

@@ -87,6 +87,9 @@ TEST_CASE("statements that need an operand or give a value say so") {
           "with 'let x = ...')");
     CHECK(syntax_error_of("let c = channel(1, 2)\n") ==
           "1:9: 'channel' takes one argument, its capacity, e.g. channel(4)");
+    CHECK(syntax_error_of("let s = signal()\n") ==
+          "1:9: 'signal' takes the names of the signals to wait for, e.g. signal(\"SIGINT\", "
+          "\"SIGTERM\")");
     CHECK(syntax_error_of("let c = semaphore()\n") ==
           "1:9: 'semaphore' takes one argument, its number of permits, e.g. semaphore(4)");
 }

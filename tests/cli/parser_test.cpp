@@ -133,6 +133,7 @@ let l = listen "127.0.0.1:0"
 let s = accept l
 let t = connect l.address
 let u = connect "localhost:80" timeout 2s
+let stop = signal("SIGINT", "SIGTERM")
 let d = read s
 let v = recv c
 let w = join h
@@ -152,6 +153,7 @@ let w = join h
 (let s (accept l))
 (let t (connect (. l address)))
 (let u (connect "localhost:80" 2s))
+(let stop (signal "SIGINT" "SIGTERM"))
 (let d (read s))
 (let v (recv c))
 (let w (join h))

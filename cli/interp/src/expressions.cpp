@@ -7,6 +7,7 @@
 #include "operands.hpp"
 #include "rtkit/script/evaluate.hpp"
 #include "semaphore_object.hpp"
+#include "signal_object.hpp"
 #include "tcp_objects.hpp"
 
 namespace rtkit::interp {
@@ -99,6 +100,14 @@ rtkit::task<script::value> engine::builtin(frame& f, const script::builtin_expr&
                                            script::source_pos where) {
     using script::builtin;
     if (b.op == builtin::join_all) co_return co_await join_all(f, b, where);
+    if (b.op == builtin::signal) {
+        std::vector<std::string> names;
+        for (const script::expr& name : b.operands) {
+            const script::value given = co_await evaluate(f, name);
+            names.push_back(string_operand(given, "signal", name.where));
+        }
+        co_return std::shared_ptr<script::object>(signal_object::listen(names, where));
+    }
     const script::expr& operand_expr = b.operands.front();
     const script::value operand = co_await evaluate(f, operand_expr);
     const std::string_view what = script::spelling(b.op);
@@ -118,8 +127,15 @@ rtkit::task<script::value> engine::builtin(frame& f, const script::builtin_expr&
                 script::value received = co_await subscription->recv();
                 co_return received;
             }
-            const auto channel =
-                object_operand<channel_object>(operand, what, "a channel or a subscription", at);
+            if (const auto signals = o ? std::dynamic_pointer_cast<signal_object>(*o) : nullptr) {
+                // Ended from outside the script, as a socket's wait is.
+                const deadlock_watch::waiting waiting(deadlocks(), f.task, where,
+                                                      deadlock_watch::ended_by::time_or_socket);
+                script::value name = co_await signals->next();
+                co_return name;
+            }
+            const auto channel = object_operand<channel_object>(
+                operand, what, "a channel, a subscription or a signal stream", at);
             const deadlock_watch::waiting waiting(deadlocks(), f.task, where);
             script::value received = co_await channel->recv();
             co_return received;
@@ -203,6 +219,7 @@ rtkit::task<script::value> engine::builtin(frame& f, const script::builtin_expr&
             co_return subscription;
         }
         case builtin::join_all:
+        case builtin::signal:
             break;
     }
     fail(where, "internal error: a builtin the interpreter does not know");

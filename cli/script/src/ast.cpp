@@ -74,6 +74,8 @@ std::string_view spelling(builtin op) noexcept {
             return "watch";
         case builtin::subscribe:
             return "subscribe";
+        case builtin::signal:
+            return "signal";
     }
     return "?";
 }

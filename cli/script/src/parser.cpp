@@ -55,6 +55,7 @@ struct call_site {
 //               | call | '(' expr ')' | ('channel' | 'semaphore' | 'broadcast' | 'watch') '(' expr
 //               ')' | 'interval' '(' expr (',' expr)? ')' | 'join_all' ('(' (expr (',' expr)*)?
 //               ')')?
+//               | 'signal' '(' expr (',' expr)* ')'
 //   call       := NAME '(' (expr (',' expr)*)? ')'   (no space before the '(')
 class parser {
   public:
@@ -758,6 +759,16 @@ class parser {
                     depth};
         }
         if (std::optional<parsed_expr> made = made_by_builtin(t)) return std::move(*made);
+        if (word == "signal") {
+            take();
+            unsigned depth = 1;
+            std::vector<expr> args = arguments("'signal'", depth);
+            if (args.empty())
+                fail(t.where,
+                     "'signal' takes the names of the signals to wait for, e.g. "
+                     "signal(\"SIGINT\", \"SIGTERM\")");
+            return {expr{t.where, builtin_expr{builtin::signal, std::move(args)}, false}, depth};
+        }
         if (word == "join_all") {
             take();
             unsigned depth = 1;

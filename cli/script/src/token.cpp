@@ -80,14 +80,13 @@ std::string describe(const token& t) {
 }
 
 bool is_keyword(std::string_view word) noexcept {
-    static constexpr std::array<std::string_view, 47> keywords{
-        "accept", "acquire", "and",   "as",       "assert",    "break",    "broadcast",
-        "cancel", "channel", "close", "connect",  "continue",  "else",     "fail",
-        "false",  "fn",      "if",    "interval", "join",      "join_all", "let",
-        "listen", "loop",    "none",  "not",      "now",       "or",       "print",
-        "race",   "read",    "recv",  "region",   "repeat",    "return",   "semaphore",
-        "send",   "sleep",   "spawn", "spin",     "subscribe", "tick",     "timeout",
-        "true",   "watch",   "while", "write",    "yield"};
+    static constexpr std::array<std::string_view, 48> keywords{
+        "accept",    "acquire",  "and",       "as",       "assert", "break",  "broadcast", "cancel",
+        "channel",   "close",    "connect",   "continue", "else",   "fail",   "false",     "fn",
+        "if",        "interval", "join",      "join_all", "let",    "listen", "loop",      "none",
+        "not",       "now",      "or",        "print",    "race",   "read",   "recv",      "region",
+        "repeat",    "return",   "semaphore", "send",     "signal", "sleep",  "spawn",     "spin",
+        "subscribe", "tick",     "timeout",   "true",     "watch",  "while",  "write",     "yield"};
     return std::find(keywords.begin(), keywords.end(), word) != keywords.end();
 }
 

@@ -99,6 +99,7 @@ enum class builtin {
     broadcast,  ///< broadcast(CAPACITY)
     watch,      ///< watch(INITIAL)
     subscribe,  ///< subscribe BROADCAST | WATCH: a receiver of its own
+    signal,     ///< signal(NAME, ...): a stream of the named signals' arrivals
 };
 
 /// "join", "recv", ... as written.
