@@ -93,28 +93,4 @@ void io_registration::clear_ready_shared(unsigned bits) noexcept {
     io_->clear_ready(token_, bits);
 }
 
-bool io_registration::ready_awaiter::await_suspend(std::coroutine_handle<>) {
-    task_header* self = current_task();
-    bits_ = reg_.poll_ready(want_, self->make_waker());
-    if (bits_ != 0) return false;  // already ready: do not suspend
-    self->leaf = this;
-    return true;
-}
-
-bool io_registration::ready_awaiter::leaf_ready(leaf_check& self) noexcept {
-    auto* me = static_cast<ready_awaiter*>(&self);
-    if (cancel_pending() || me->bits_ != 0) return true;
-    try {
-        me->bits_ = me->reg_.poll_ready(me->want_, current_task()->make_waker());
-    } catch (...) {
-        me->bits_ = ready::error;
-    }
-    return me->bits_ != 0;
-}
-
-unsigned io_registration::ready_awaiter::await_resume() {
-    check_cancel();
-    return bits_;
-}
-
 }  // namespace rtkit::detail

@@ -1,7 +1,6 @@
 #pragma once
 // The kernel's seam to the reactor for I/O awaitables (rtkit::net builds on it).
 // Not API for applications; plugin and I/O code in the kernel use it.
-#include <coroutine>
 
 #include "rtkit/detail/io_driver.hpp"
 #include "rtkit/detail/task_header.hpp"
@@ -79,24 +78,6 @@ class io_registration {
     bool shared() const noexcept { return shared_; }
     /// Changes the interest.
     void modify(interest what);
-
-    /// Awaitable: suspends until the descriptor is ready for `want`; returns the
-    /// readiness bits. A cancellation point.
-    class ready_awaiter : leaf_check {
-      public:
-        ready_awaiter(io_registration& reg, interest want) noexcept
-            : leaf_check{&leaf_ready}, reg_(reg), want_(want) {}
-        bool await_ready() const noexcept { return cancel_pending(); }
-        bool await_suspend(std::coroutine_handle<>);
-        unsigned await_resume();
-
-      private:
-        static bool leaf_ready(leaf_check& self) noexcept;
-        io_registration& reg_;
-        interest want_;
-        unsigned bits_ = 0;
-    };
-    ready_awaiter ready(interest want) noexcept { return ready_awaiter(*this, want); }
 
   private:
     unsigned poll_ready_shared(interest want, const waker& w);
