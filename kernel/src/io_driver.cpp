@@ -12,7 +12,9 @@ io_driver::io_driver(std::shared_ptr<reactor> backend, std::string name)
     : backend_(std::move(backend)),
       name_(std::move(name)),
       limits_(backend_->limits()),
-      thread_bound_(backend_->query_interface(thread_bound_reactor_name) != nullptr) {}
+      thread_bound_(backend_->query_interface(thread_bound_reactor_name) != nullptr),
+      completions_(static_cast<completion_reactor_v1*>(
+          backend_->query_interface(completion_reactor_v1_name))) {}
 
 bool io_driver::claim_for_this_thread() noexcept {
     if (!thread_bound_) return true;
@@ -45,29 +47,51 @@ io_token io_driver::add(int fd, interest what) {
 }
 
 void io_driver::modify(io_token token, interest what) {
-    table_.modify(token, what);
+    entry* r = table_.find(token);
+    if (!r)
+        throw std::system_error(ENOENT, std::generic_category(),
+                                "reactor " + name_ + ": modify of a removed registration");
+    r->interest = static_cast<std::uint8_t>(what);
 }
 
 void io_driver::remove(io_token token) noexcept {
     entry* r = table_.find(token);
     if (!r) return;
+    // Every wait on it ends: the descriptor is about to close. An operation in
+    // the backend is cancelled first (cancel() returns once its completion was
+    // reaped, and wakes nobody), so none completes on a closed descriptor.
+    while (io_waiter* w = r->extra.head) {
+        if (w->completion_ && w->completion_->pending) completions_->cancel(*w->completion_);
+        wake_unlinked(r->extra.head, *w);
+    }
     backend_->remove(r->fd, token);
     table_.erase(token);
 }
 
-void io_driver::withdraw(io_token token, interest want) noexcept {
-    entry* r = table_.find(token);
-    if (!r) return;
-    const unsigned bits = static_cast<unsigned>(want);
-    if (bits & ready::readable) r->reader.reset();
-    if (bits & ready::writable) r->writer.reset();
+void io_driver::wake_unlinked(io_waiter*& head, io_waiter& w) noexcept {
+    void* const data = w.wake_data_;
+    const waker_vtable* const vtable = w.wake_vtable_;
+    unlink(head, w);
+    // Once unlinked, `w` is its task's alone: the task may run on another
+    // worker and end the wait as soon as it is woken.
+    if (vtable) vtable->wake_by_ref(data);
 }
 
 void io_driver::deliver(io_token token, unsigned bits) noexcept {
     // A stale token (removed meanwhile, its slot perhaps reused) fails the
     // generation check: nothing of an old registration reaches a new one.
-    if (entry* r = table_.find(token))
-        if (table::deliver(*r, bits)) ++became_ready_;
+    entry* r = table_.find(token);
+    if (!r) return;
+    r->latched |= bits;  // whatever the interest: an edge is reported once
+    if (bits & (r->interest | always_reported)) ++became_ready_;
+    // Every readiness waiter this answers is woken: the first to act takes
+    // what is there, the others meet EAGAIN and wait again.
+    for (io_waiter* w = r->extra.head; w;) {
+        io_waiter* const next = w->next_;
+        if (!w->completion_ && (bits & (w->want_ | always_reported)))
+            wake_unlinked(r->extra.head, *w);
+        w = next;
+    }
 }
 
 std::size_t io_driver::poll(duration timeout) {

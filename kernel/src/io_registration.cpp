@@ -56,7 +56,7 @@ void io_registration::reset() noexcept {
 }
 
 void io_registration::reset_and_close(int fd) noexcept {
-    if (io_ && !shared_ && !group_->worker_at(0).get_handle().driven_here()) {
+    if (io_ && !usable_here()) {
         // Another thread may be inside the reactor: its driver does both.
         worker& owner = group_->worker_at(0);
         owner.send_request(new remote_request{remote_request::kind::close_descriptor,
@@ -78,14 +78,21 @@ void io_registration::modify(interest what) {
     io_->modify(token_, what);
 }
 
-void io_registration::withdraw(interest want) noexcept {
-    worker_group::io_lock lock(*group_);
-    io_->withdraw(token_, want);
+bool io_registration::usable_here() const noexcept {
+    if (shared_ || !group_) return true;
+    handle* here = driving();
+    return here && &here->group() == group_;
 }
 
-unsigned io_registration::poll_ready_shared(interest want, const waker& w) {
+void io_registration::withdraw_shared(io_waiter& w) noexcept {
+    if (!group_) return;
+    worker_group::io_lock lock(*group_);  // a delivery may be unlinking it right now
+    if (io_driver* io = w.driver()) io->withdraw(w);
+}
+
+unsigned io_registration::poll_ready_shared(interest want, io_waiter& w, const waker& wake) {
     worker_group::io_lock lock(*group_);
-    return io_->poll_ready(token_, want, w);
+    return io_->poll_ready(token_, want, w, wake);
 }
 
 void io_registration::clear_ready_shared(unsigned bits) noexcept {

@@ -1,16 +1,14 @@
-// reactor_support::registration_table on its own: tokens, generations, the
-// descriptor index and the latched-readiness rules the built-in reactors share.
+// reactor_support::registration_table on its own: tokens, generations and the
+// descriptor index, which the kernel and the io_uring reactor share.
 #include <doctest/doctest.h>
 
 #include <cerrno>
 #include <system_error>
 
-#include "counting_waker.hpp"
 #include "rtkit/reactor_support/registration_table.hpp"
 
 using rtkit::interest;
 using rtkit::io_token;
-using rtkit::testing::counting_waker;
 namespace ready = rtkit::ready;
 
 namespace {
@@ -70,49 +68,21 @@ TEST_CASE(
     CHECK(error_of_insert(table, 4) == 0);
 }
 
-TEST_CASE(
-    "registration_table: latched bits answer at once - otherwise one waker is armed and fires "
-    "once") {
-    counting_waker reader, writer;
-    {
-        rtkit::reactor_support::registration_table<> table;
-        const io_token t = table.insert(9, interest::read_write);
-        CHECK(table.poll_ready(t, interest::read, reader.make()) == 0);
-        CHECK(table.poll_ready(t, interest::read, reader.make()) == 0);  // same task: one copy
-        CHECK(table.poll_ready(t, interest::write, writer.make()) == 0);
-        CHECK(reader.live == 1);
-        CHECK(table.deliver(*table.find(t), ready::readable));
-        CHECK(reader.wakes == 1);
-        CHECK(writer.wakes == 0);
-        CHECK(table.deliver(*table.find(t), ready::readable));  // latched again, nobody armed
-        CHECK(reader.wakes == 1);
-        CHECK(table.poll_ready(t, interest::read, reader.make()) == ready::readable);
-        table.clear_ready(t, ready::readable);
-        CHECK(table.poll_ready(t, interest::read, reader.make()) == 0);
-        // Hang-up wakes both directions and answers any interest.
-        table.deliver(*table.find(t), ready::hangup);
-        CHECK(reader.wakes == 2);
-        CHECK(writer.wakes == 1);
-        CHECK(table.poll_ready(t, interest::write, writer.make()) == ready::hangup);
-        // Narrowing the interest drops the other direction's waker; erase drops the rest.
-        table.clear_ready(t, ready::hangup);
-        CHECK(table.poll_ready(t, interest::write, writer.make()) == 0);
-        table.modify(t, interest::read);
-        CHECK(writer.live == 0);
-        CHECK_FALSE(table.deliver(*table.find(t), ready::writable));  // not of interest now
-        CHECK(table.poll_ready(t, interest::read, reader.make()) == 0);
-        table.erase(t);
-        CHECK(reader.live == 0);
-        CHECK(table.poll_ready(t, interest::read, reader.make()) == ready::error);
-        CHECK(reader.live == 0);
-        bool threw = false;
-        try {
-            table.modify(t, interest::read);
-        } catch (const std::system_error& e) {
-            threw = e.code().value() == ENOENT;
-        }
-        CHECK(threw);
-    }
-    CHECK(reader.live == 0);
-    CHECK(writer.live == 0);
+TEST_CASE("registration_table: erase resets the owner's state - find_slot sees live slots only") {
+    struct state {
+        int value = 0;
+    };
+    rtkit::reactor_support::registration_table<state> table;
+    const io_token t = table.insert(9, interest::read_write);
+    table.find(t)->extra.value = 7;
+    table.find(t)->latched = ready::readable;
+    const auto slot = table.index_of(t);
+    CHECK(table.find_slot(slot) == table.find(t));
+    CHECK(table.erase(t));
+    CHECK(table.find_slot(slot) == nullptr);
+    const io_token again = table.insert(9, interest::read);
+    REQUIRE(table.index_of(again) == slot);      // the slot is reused...
+    CHECK(table.find(again)->extra.value == 0);  // ...with nothing of its last owner
+    CHECK(table.find(again)->latched == 0);
+    CHECK(table.slot_count() == 1);
 }

@@ -7,9 +7,7 @@
 // lock, which is not recursive: a deadlock).
 #include <chrono>
 
-#include "../support/deadlock_watchdog.hpp"
-#include "net_support.hpp"
-#include "rtkit/sync/oneshot.hpp"
+#include "waiting_tasks.hpp"
 
 using namespace rtkit;
 using namespace std::chrono_literals;
@@ -31,7 +29,7 @@ task<void> cancel_a_waiting_reader() {
     auto [watched, watched_peer] = net::unix_stream::pair();
     auto [kept, kept_peer] = net::unix_stream::pair();
     auto [tx, rx] = sync::make_oneshot<bool>();
-    // A local task: it runs on this thread, so when this task is polled again
+    // A local task of this (local) task's thread: once this one runs again
     // after the send, the reader's poll has ended in its read's wait.
     auto reader = cx::current().spawn_local(wait_holding(std::move(kept), watched, std::move(tx)));
     REQUIRE(co_await rx);
@@ -54,14 +52,5 @@ task<void> cancel_a_waiting_reader() {
 }  // namespace
 
 TEST_CASE("cancel: a cancelled read wait leaves no waker - the task's frame goes when it ends") {
-    for (const net_test::setup& setup : net_test::setups) {
-        test::run_or_abort_on_deadlock("readiness after a cancelled wait", [&] {
-            INFO(setup.name());
-            runtime rt(net_test::config_for(setup));
-            // In a spawned task: on the multi-thread runtime it runs on a
-            // worker, where its local reader runs too.
-            rt.block_on(
-                []() -> task<void> { (co_await spawn(cancel_a_waiting_reader())).value(); }());
-        });
-    }
+    net_test::on_every_setup("readiness after a cancelled wait", &cancel_a_waiting_reader);
 }

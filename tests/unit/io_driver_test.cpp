@@ -63,32 +63,110 @@ bool poll_until(detail::io_driver& io, Done done) {
 
 }  // namespace
 
+/// A task as the driver sees it: a counting waker and a waiter per direction.
+/// Declared before the driver, which may hold its waiters when it goes.
+struct waiting_task : counting_waker {
+    waker handle = make();
+    detail::io_waiter reading, writing;
+    unsigned poll_ready(detail::io_driver& io, io_token t, interest want) {
+        return io.poll_ready(t, want, want == interest::write ? writing : reading, handle);
+    }
+};
+
 TEST_CASE("io_driver: a second add of one descriptor throws EEXIST and leaves the first working") {
+    waiting_task w;
     detail::io_driver io = epoll_driver();
     socket_pair p;
-    counting_waker w;
     const io_token t = io.add(p.a, interest::read);
     CHECK(error_of([&] { io.add(p.a, interest::write); }) == EEXIST);
     CHECK(error_of([&] { io.add(-1, interest::read); }) == EBADF);
-    CHECK(io.poll_ready(t, interest::read, w.make()) == 0);
+    CHECK(w.poll_ready(io, t, interest::read) == 0);
     p.send_byte();
     CHECK(poll_until(io, [&] { return w.wakes > 0; }));
     io.remove(t);
     io.remove(io.add(p.a, interest::read));  // allowed again once removed
 }
 
-TEST_CASE(
-    "io_driver: remove drops armed wakers without a wake - its token answers error ever after") {
+TEST_CASE("io_driver: latched bits answer at once - otherwise the task waits and is woken once") {
+    waiting_task reader, writer;
     detail::io_driver io = epoll_driver();
     socket_pair p;
-    counting_waker w;
-    const io_token t = io.add(p.a, interest::read);
-    CHECK(io.poll_ready(t, interest::read, w.make()) == 0);
+    const io_token t = io.add(p.a, interest::read_write);
+    CHECK(poll_until(io, [&] { return io.latched(t, interest::write) != 0; }));  // idle: writable
+    CHECK(reader.poll_ready(io, t, interest::read) == 0);
+    CHECK(reader.reading.linked());
+    CHECK(reader.poll_ready(io, t, interest::read) == 0);  // still waiting: nothing changes
+    CHECK(writer.poll_ready(io, t, interest::write) == ready::writable);
+    CHECK_FALSE(writer.writing.linked());
+    p.send_byte();
+    CHECK(poll_until(io, [&] { return reader.wakes > 0; }));
+    io.poll(20ms);
+    CHECK(reader.wakes == 1);
+    CHECK_FALSE(reader.reading.linked());
+    CHECK(reader.poll_ready(io, t, interest::read) == ready::readable);
+    io.clear_ready(t, ready::readable);
+    CHECK(reader.poll_ready(io, t, interest::read) == 0);
     io.remove(t);
-    CHECK(w.live == 0);
-    CHECK(w.wakes == 0);
-    CHECK(io.poll_ready(t, interest::read, w.make()) == ready::error);
-    CHECK(w.live == 0);
+}
+
+TEST_CASE(
+    "io_driver: every task waiting for a direction is woken - hang-up wakes both directions") {
+    waiting_task first, second, writer;
+    detail::io_driver io = epoll_driver();
+    socket_pair p;
+    const io_token t = io.add(p.a, interest::read_write);
+    io.poll(0ms);
+    io.clear_ready(t, ready::writable);
+    CHECK(first.poll_ready(io, t, interest::read) == 0);
+    CHECK(second.poll_ready(io, t, interest::read) == 0);
+    CHECK(writer.poll_ready(io, t, interest::write) == 0);
+    static_cast<readiness_sink&>(io).deliver(t, ready::readable);
+    CHECK(first.wakes == 1);
+    CHECK(second.wakes == 1);
+    CHECK(writer.wakes == 0);
+    CHECK(writer.writing.linked());
+    io.clear_ready(t, ready::readable);
+    CHECK(first.poll_ready(io, t, interest::read) == 0);
+    static_cast<readiness_sink&>(io).deliver(t, ready::hangup);
+    CHECK(first.wakes == 2);
+    CHECK(writer.wakes == 1);
+    CHECK(writer.poll_ready(io, t, interest::write) == ready::hangup);
+    io.remove(t);
+}
+
+TEST_CASE("io_driver: withdraw unlinks one waiter unwoken - the others still wait") {
+    waiting_task gone, stays;
+    detail::io_driver io = epoll_driver();
+    socket_pair p;
+    const io_token t = io.add(p.a, interest::read);
+    CHECK(gone.poll_ready(io, t, interest::read) == 0);
+    CHECK(stays.poll_ready(io, t, interest::read) == 0);
+    io.withdraw(gone.reading);
+    CHECK_FALSE(gone.reading.linked());
+    io.withdraw(gone.reading);  // not linked: nothing
+    p.send_byte();
+    CHECK(poll_until(io, [&] { return stays.wakes > 0; }));
+    CHECK(gone.wakes == 0);
+    CHECK((io.latched(t, interest::read) & ready::readable) != 0);  // still latched
+    io.remove(t);
+}
+
+TEST_CASE("io_driver: remove wakes every waiter - its token answers error ever after") {
+    waiting_task reader, writer;
+    detail::io_driver io = epoll_driver();
+    socket_pair p;
+    const io_token t = io.add(p.a, interest::read_write);
+    io.poll(0ms);
+    io.clear_ready(t, ready::writable);
+    CHECK(reader.poll_ready(io, t, interest::read) == 0);
+    CHECK(writer.poll_ready(io, t, interest::write) == 0);
+    io.remove(t);
+    CHECK(reader.wakes == 1);  // to find its descriptor closed
+    CHECK(writer.wakes == 1);
+    CHECK_FALSE(reader.reading.linked());
+    CHECK_FALSE(writer.writing.linked());
+    CHECK(reader.poll_ready(io, t, interest::read) == ready::error);
+    CHECK_FALSE(reader.reading.linked());
     io.remove(t);  // stale: ignored
     const io_token again = io.add(p.a, interest::read);
     CHECK(again != t);
@@ -99,53 +177,15 @@ TEST_CASE(
 TEST_CASE(
     "io_driver: a delivery for a removed token reaches nobody - not its descriptor's next "
     "registration") {
+    waiting_task w;
     detail::io_driver io = epoll_driver();
     socket_pair p;
-    counting_waker old_waker, new_waker;
     const io_token old_token = io.add(p.a, interest::read);
     io.remove(old_token);
     const io_token new_token = io.add(p.a, interest::read);
-    CHECK(io.poll_ready(new_token, interest::read, new_waker.make()) == 0);
+    CHECK(w.poll_ready(io, new_token, interest::read) == 0);
     static_cast<readiness_sink&>(io).deliver(old_token, ready::readable);
-    CHECK(new_waker.wakes == 0);
-    CHECK(io.poll_ready(new_token, interest::read, new_waker.make()) == 0);
-    io.remove(new_token);
-}
-
-TEST_CASE("io_driver: a waker armed twice fires once - a replaced waker is dropped unwoken") {
-    detail::io_driver io = epoll_driver();
-    socket_pair p;
-    counting_waker same, first, second;
-    const io_token t = io.add(p.a, interest::read);
-    CHECK(io.poll_ready(t, interest::read, same.make()) == 0);
-    CHECK(io.poll_ready(t, interest::read, same.make()) == 0);
-    p.send_byte();
-    CHECK(poll_until(io, [&] { return same.wakes > 0; }));
-    io.poll(20ms);
-    CHECK(same.wakes == 1);
-    char byte;
-    CHECK(::read(p.a, &byte, 1) == 1);
-    io.clear_ready(t, ready::readable);
-    CHECK(io.poll_ready(t, interest::read, first.make()) == 0);
-    CHECK(io.poll_ready(t, interest::read, second.make()) == 0);
-    CHECK(first.live == 0);
-    p.send_byte();
-    CHECK(poll_until(io, [&] { return second.wakes > 0; }));
-    CHECK(first.wakes == 0);
-    io.remove(t);
-}
-
-TEST_CASE("io_driver: withdraw drops a waiter's waker without waking it") {
-    detail::io_driver io = epoll_driver();
-    socket_pair p;
-    counting_waker w;
-    const io_token t = io.add(p.a, interest::read);
-    CHECK(io.poll_ready(t, interest::read, w.make()) == 0);
-    io.withdraw(t, interest::read);
-    CHECK(w.live == 0);
-    p.send_byte();
-    io.poll(20ms);
     CHECK(w.wakes == 0);
-    CHECK((io.poll_ready(t, interest::read, w.make()) & ready::readable) != 0);  // still latched
-    io.remove(t);
+    CHECK(w.poll_ready(io, new_token, interest::read) == 0);
+    io.remove(new_token);
 }

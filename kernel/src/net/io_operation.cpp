@@ -38,6 +38,11 @@ bool io_operation::deadline_passed() const noexcept {
     return deadline_ && current_task()->home().now() >= *deadline_;
 }
 
+void io_operation::finish_closed() noexcept {
+    closed_ = phase_ == phase::idle ? closed_when::before : closed_when::while_waiting;
+    finish(-EBADF);
+}
+
 void io_operation::finish(long result) noexcept {
     phase_ = phase::finished;
     if (result < 0) {
@@ -117,14 +122,30 @@ bool io_operation::attempt() {
 
 bool io_operation::advance() {
     if (phase_ == phase::finished) return true;
-    completion_reactor_v1* completions = fd_.completion();
-    if (phase_ == phase::idle && completions) {
-        completion_.on_complete = current_task()->make_waker();
-        completions->submit(request_, completion_);
-        phase_ = phase::submitted;  // and maybe completed already: see below
+    // Closed before the operation, or by another task while it waited (its
+    // registration's removal woke it).
+    if (!fd_.is_open()) {
+        end_wait();
+        if (!finish_with_completion()) finish_closed();
+        return true;
+    }
+    rtkit::detail::io_registration& registration = fd_.registration();
+    rtkit::detail::task_header* const self = current_task();
+    // Lent, not counted: the wait is unlinked before this task goes.
+    const rtkit::detail::borrowed_task_waker wake(self);
+    if (phase_ == phase::idle) {
+        completions_ = fd_.completion();
+        if (completions_) {
+            completion_.on_complete = self->make_waker();
+            completions_->submit(request_, completion_);
+            phase_ = phase::submitted;  // and maybe completed already: see below
+            // Linked, so that closing the descriptor cancels it and wakes us.
+            if (completion_.pending) registration.track(waiter_, completion_, wake.get());
+        }
     }
     if (phase_ == phase::submitted) {
         if (completion_.pending) return false;
+        registration.withdraw(waiter_);
         if (completion_.result != -EAGAIN) {
             finish(completion_.result);
             return true;
@@ -138,10 +159,8 @@ bool io_operation::advance() {
         if (try_first(request_.op) && attempt()) return true;
     }
     const interest want = interest_of(request_.op);
-    // Lent, not counted: the reactor copies it only when it must keep it.
-    const rtkit::detail::borrowed_task_waker self(current_task());
     while (true) {
-        if (fd_.registration().poll_ready(want, self.get()) == 0) return false;
+        if (registration.poll_ready(want, waiter_, wake.get()) == 0) return false;
         if (attempt()) return true;
     }
 }
@@ -169,16 +188,25 @@ bool io_operation::leaf_ready(leaf_check& self) noexcept {
     }
 }
 
+void io_operation::end_wait() noexcept {
+    if (phase_ == phase::submitted && completion_.pending) completions_->cancel(completion_);
+    if (phase_ == phase::submitted || phase_ == phase::waiting_ready)
+        fd_.registration().withdraw(waiter_);
+}
+
+bool io_operation::finish_with_completion() noexcept {
+    if (phase_ != phase::submitted || completion_.pending || completion_.result == -ECANCELED ||
+        completion_.result == -EAGAIN)
+        return false;
+    finish(completion_.result);
+    return true;
+}
+
 void io_operation::abandon() noexcept {
-    if (phase_ == phase::submitted && completion_.pending) {
-        fd_.completion()->cancel(completion_);
-        // Completed before the cancel reached it: keep the result.
-        if (completion_.result != -ECANCELED) finish(completion_.result);
-    } else if (phase_ == phase::waiting_ready && fd_.is_open()) {
-        // Withdraw our waker, so the registration holds no reference to this
-        // task once the wait is over.
-        fd_.registration().withdraw(interest_of(request_.op));
-    }
+    end_wait();
+    // Completed before the cancel reached it: keep the result (bytes
+    // received, a descriptor accepted).
+    finish_with_completion();
     if (timer_armed_) {
         timer_armed_ = false;
         if (timer_.owner) timer_.owner->cancel_timer(timer_);
@@ -200,6 +228,10 @@ std::size_t io_operation::resume_other() {
         abandon();  // disarm the deadline's timer
     }
     if (failure_) std::rethrow_exception(failure_);
+    if (closed_ == closed_when::while_waiting)
+        throw_net_error(EBADF, request_.op, fd_, " (the socket was closed while it waited)");
+    if (closed_ == closed_when::before)
+        throw_net_error(EBADF, request_.op, fd_, " (the socket is closed)");
     if (error_) throw_net_error(error_, request_.op, fd_, "");
     return value_;
 }

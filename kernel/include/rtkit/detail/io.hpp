@@ -9,10 +9,9 @@ namespace rtkit::detail {
 
 class worker_group;
 
-/// The running task's waker, lent without taking a reference, for a call that
-/// only copies it if it must keep it (io_driver::poll_ready): the task is being
-/// polled, so it outlives the call. Saves a reference count up and down per
-/// readiness check on the I/O hot path.
+/// The running task's waker, lent without taking a reference: for an
+/// io_waiter, which the task unlinks before it goes. Saves a reference count
+/// up and down per wait on the I/O hot path.
 class borrowed_task_waker {
   public:
     explicit borrowed_task_waker(task_header* task) noexcept : w_(task->adopt_as_waker()) {}
@@ -56,10 +55,16 @@ class io_registration {
     /// to go with its runtime). Idempotent.
     void abandon() noexcept;
     explicit operator bool() const noexcept { return io_ != nullptr; }
-    /// The readiness latched for `want` (plus hangup/error), or 0 after arming `w`.
-    unsigned poll_ready(interest want, const waker& w) {
-        if (!shared_) return io_->poll_ready(token_, want, w);
-        return poll_ready_shared(want, w);
+    /// False where this thread may not use the reactor now: the current-thread
+    /// flavor, on a thread that does not drive the worker (a block_on whose
+    /// root is polled while another thread holds the worker).
+    bool usable_here() const noexcept;
+
+    /// The latched readiness that answers `want` (plus hangup/error), or 0
+    /// after linking `w` to be woken through `wake` (see io_driver::poll_ready).
+    unsigned poll_ready(interest want, io_waiter& w, const waker& wake) {
+        if (!shared_) return io_->poll_ready(token_, want, w, wake);
+        return poll_ready_shared(want, w, wake);
     }
     /// Forgets latched `bits` after an operation hit EAGAIN.
     void clear_ready(unsigned bits) noexcept {
@@ -68,8 +73,20 @@ class io_registration {
         else
             clear_ready_shared(bits);
     }
-    /// Drops the waker armed for `want`, unwoken (a wait that ended otherwise).
-    void withdraw(interest want) noexcept;
+    /// Links `w` as waiting for `done`, submitted to the completion interface
+    /// (never shared), so that closing the descriptor ends it.
+    void track(io_waiter& w, io_completion& done, const waker& wake) noexcept {
+        io_->track(token_, w, done, wake);
+    }
+    /// Unlinks `w` unwoken (a wait that ended otherwise), if it is linked. Also
+    /// after the registration was reset or moved away.
+    void withdraw(io_waiter& w) noexcept {
+        if (!shared_) {
+            if (io_driver* io = w.driver()) io->withdraw(w);
+        } else {
+            withdraw_shared(w);
+        }
+    }
     /// The I/O driver, for the reactor's extension interfaces; null when not registered.
     io_driver* driver() const noexcept { return io_; }
     /// Whether several threads share the reactor (multi-thread runtime): then
@@ -80,8 +97,9 @@ class io_registration {
     void modify(interest what);
 
   private:
-    unsigned poll_ready_shared(interest want, const waker& w);
+    unsigned poll_ready_shared(interest want, io_waiter& w, const waker& wake);
     void clear_ready_shared(unsigned bits) noexcept;
+    void withdraw_shared(io_waiter& w) noexcept;
 
     io_driver* io_ = nullptr;
     worker_group* group_ = nullptr;

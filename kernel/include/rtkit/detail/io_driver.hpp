@@ -5,6 +5,8 @@
 #include <memory>
 #include <string>
 
+#include "rtkit/completion_reactor.hpp"
+#include "rtkit/detail/io_waiter.hpp"
 #include "rtkit/reactor.hpp"
 #include "rtkit/reactor_support/registration_table.hpp"
 #include "rtkit/waker.hpp"
@@ -12,11 +14,15 @@
 namespace rtkit::detail {
 
 /// The kernel's side of the reactor: every registration with its interest,
-/// latched readiness and armed wakers (the rules of rtkit/reactor.hpp), over the
-/// reactor plugin that watches the descriptors and delivers what it sees. One
-/// per runtime. One thread at a time calls every method but wake() (the
+/// latched readiness and waiting tasks (the rules of rtkit/reactor.hpp), over
+/// the reactor plugin that watches the descriptors and delivers what it sees.
+/// One per runtime. One thread at a time calls every method but wake() (the
 /// thread driving the worker, or, in the multi-thread flavor, whoever holds
 /// the worker group's I/O lock); wake() may be called from any thread.
+///
+/// Any number of tasks may wait on one registration (io_waiter): a delivery
+/// wakes every waiter of the directions it answers, and the first to act
+/// takes what is there; the others meet EAGAIN and wait again.
 class io_driver final : public readiness_sink {
   public:
     /// `name` names the plugin in errors, e.g. "epoll (/path/rtkit_reactor_epoll.so)".
@@ -28,31 +34,61 @@ class io_driver final : public readiness_sink {
     /// backend's declared limits, EBADF for a negative or closed descriptor,
     /// EEXIST when `fd` is registered already, or the backend's own error.
     io_token add(int fd, interest what);
-    /// Changes what `token` waits for; latched bits are kept. ENOENT when stale.
+    /// Changes what `token` is registered for (which deliveries poll() counts);
+    /// latched bits and waiters stay. ENOENT when stale.
     void modify(io_token token, interest what);
-    /// Ends the registration: its wakers are dropped without a wake, and
-    /// nothing is delivered for it afterwards. A stale token is ignored.
+    /// Ends the registration, and with it every wait on it: an operation
+    /// still submitted to a completion reactor is cancelled (its completion
+    /// reaped), then every waiter is unlinked and woken, to find its
+    /// descriptor closed. Nothing is delivered for `token` afterwards. A stale
+    /// token is ignored.
     void remove(io_token token) noexcept;
 
     /// The latched readiness that answers `want` (hang-up and error always
-    /// do). When there is none, arms a copy of `w` for `want` (replacing an
-    /// earlier one), asks the backend to watch, and returns 0. A stale token
-    /// returns ready::error.
-    unsigned poll_ready(io_token token, interest want, const waker& w) {
+    /// do). When there is none, links `w` (unless it is linked already),
+    /// waiting for `want`, to be woken through `wake` (borrowed: the caller
+    /// keeps its target alive while `w` is linked), asks the backend to
+    /// watch, and returns 0. A stale token returns ready::error.
+    unsigned poll_ready(io_token token, interest want, io_waiter& w, const waker& wake) {
         entry* r = table_.find(token);
         if (!r) return ready::error;
-        if (const unsigned bits = table::latched_for(*r, want)) return bits;
-        backend_->watch(r->fd, token, want);  // first: it may throw
-        table::arm(*r, want, w);
+        if (const unsigned bits = latched_for(*r, want)) return bits;
+        if (!w.linked()) {
+            backend_->watch(r->fd, token, want);  // first: it may throw
+            link(*r, token, w, wake);
+            w.want_ = static_cast<std::uint8_t>(want);
+        }
         return 0;
     }
-    /// Drops the wakers armed for `want` without waking them.
-    void withdraw(io_token token, interest want) noexcept;
+    /// The latched readiness that answers `want`, without waiting; ready::error
+    /// for a stale token.
+    unsigned latched(io_token token, interest want) noexcept {
+        const entry* r = table_.find(token);
+        return r ? latched_for(*r, want) : ready::error;
+    }
+    /// Links `w` as waiting for `done`, an operation submitted to the
+    /// backend's completion interface for `token`, so that remove() can end
+    /// it. Its completion wakes the task as usual; unlink with withdraw().
+    void track(io_token token, io_waiter& w, io_completion& done, const waker& wake) noexcept {
+        if (entry* r = table_.find(token)) {
+            link(*r, token, w, wake);
+            w.completion_ = &done;
+        }
+    }
+    /// Unlinks `w` without waking it (a wait that ended otherwise). Does
+    /// nothing when it is not linked.
+    void withdraw(io_waiter& w) noexcept {
+        if (!w.linked()) return;
+        io_waiter*& head = table_.find(w.token_)->extra.head;
+        unlink(head, w);
+    }
     /// Forgets latched `bits` after an operation met EAGAIN.
-    void clear_ready(io_token token, unsigned bits) noexcept { table_.clear_ready(token, bits); }
+    void clear_ready(io_token token, unsigned bits) noexcept {
+        if (entry* r = table_.find(token)) r->latched &= ~bits;
+    }
 
     /// Waits up to `timeout` in the backend (negative: no limit), latching what
-    /// it delivers and waking the wakers armed for it. Returns how many
+    /// it delivers and waking the tasks waiting for it. Returns how many
     /// registrations became ready plus how many completions woke a task.
     std::size_t poll(duration timeout);
     /// Any thread: makes a blocking poll() return.
@@ -69,8 +105,40 @@ class io_driver final : public readiness_sink {
     bool claim_for_this_thread() noexcept;
 
   private:
-    using table = reactor_support::registration_table<>;
+    /// A registration's waiting tasks, linked through their io_waiter.
+    struct waiter_list {
+        io_waiter* head = nullptr;
+    };
+    using table = reactor_support::registration_table<waiter_list>;
     using entry = table::entry;
+
+    /// Hang-up and error concern every direction, so they always answer.
+    static constexpr unsigned always_reported = ready::hangup | ready::error;
+    static unsigned latched_for(const entry& r, interest want) noexcept {
+        return r.latched & (static_cast<unsigned>(want) | always_reported);
+    }
+    void link(entry& r, io_token token, io_waiter& w, const waker& wake) noexcept {
+        w.driver_ = this;
+        w.token_ = token;
+        w.wake_data_ = wake.data();
+        w.wake_vtable_ = wake.vtable();
+        w.completion_ = nullptr;
+        w.prev_ = nullptr;
+        w.next_ = r.extra.head;
+        if (w.next_) w.next_->prev_ = &w;
+        r.extra.head = &w;
+    }
+    static void unlink(io_waiter*& head, io_waiter& w) noexcept {
+        if (w.prev_)
+            w.prev_->next_ = w.next_;
+        else
+            head = w.next_;
+        if (w.next_) w.next_->prev_ = w.prev_;
+        w.prev_ = w.next_ = nullptr;
+        w.driver_ = nullptr;
+    }
+    /// Unlinks `w` and wakes its task. `w` may be gone once this returns.
+    static void wake_unlinked(io_waiter*& head, io_waiter& w) noexcept;
 
     void deliver(io_token token, unsigned bits) noexcept override;
     [[noreturn]] void refuse(const std::string& why) const;
@@ -79,6 +147,8 @@ class io_driver final : public readiness_sink {
     std::string name_;
     reactor_limits limits_;
     const bool thread_bound_;
+    /// The backend's completion interface, or null.
+    completion_reactor_v1* const completions_;
     /// The one driver of a thread-bound backend once claimed (a number no
     /// other thread of the process ever has, unlike a std::thread::id, which
     /// a new thread may reuse), or 0.

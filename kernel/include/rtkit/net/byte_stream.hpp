@@ -16,9 +16,16 @@ enum class shutdown_how { read = 0, write = 1, both = 2 };
 
 /// The operations every byte stream has (TCP, Unix-domain, pipe ends):
 /// read some, read exactly, write all. Each is a cancellation point and throws
-/// std::system_error naming the operation and the peer. One reader and one
-/// writer may wait at the same time (in different tasks); keep the stream
+/// std::system_error naming the operation and the peer. Any number of tasks
+/// may wait on one stream at once, reading or writing (each read takes bytes
+/// that came, in no promised order between the readers); keep the stream
 /// alive until their awaits end.
+///
+/// Closing a stream while other tasks wait on it ends their waits: each
+/// operation throws std::system_error(EBADF) saying the stream was closed
+/// while it waited (one that completed first returns its result), the same
+/// error as an operation started after the close. The same rule holds for a
+/// listener's accept().
 class byte_stream {
   public:
     byte_stream() noexcept = default;
@@ -50,7 +57,8 @@ class byte_stream {
     task<void> write_all(const void* data, std::size_t size);
     task<void> write_all(std::string_view text) { return write_all(text.data(), text.size()); }
 
-    /// Closes now (deregisters first). The destructor does it too.
+    /// Closes now (deregisters first), ending the waits of other tasks on it
+    /// with EBADF. The destructor does it too.
     void close() noexcept { fd_.close(); }
     bool is_open() const noexcept { return fd_.is_open(); }
     int native_handle() const noexcept { return fd_.get(); }

@@ -18,13 +18,16 @@ namespace rtkit::net::detail {
 /// the address.
 ///
 /// With a completion reactor the request is submitted whole; otherwise the
-/// syscall is tried when the reactor reports readiness. A cancellation point:
-/// a cancel request (or timeout scope) ends the wait; a submitted request is
-/// then cancelled and its completion awaited before the buffer is released,
-/// and an armed waker is withdrawn, so nothing of it can fire later. A result
-/// that arrived before the cancellation is returned rather than lost (an
-/// accepted descriptor, received bytes). With a deadline, passing it throws
-/// ETIMEDOUT instead.
+/// syscall is tried when the reactor reports readiness. Any number of
+/// operations may wait on one descriptor at once, in either direction. A
+/// cancellation point: a cancel request (or timeout scope) ends the wait; a
+/// submitted request is then cancelled and its completion awaited before the
+/// buffer is released, and the wait is unlinked from the registration, so
+/// nothing of it can fire later. A result that arrived before the
+/// cancellation is returned rather than lost (an accepted descriptor,
+/// received bytes). With a deadline, passing it throws ETIMEDOUT instead.
+/// On a descriptor that is closed, or closed while the operation waits (by
+/// another task), it throws std::system_error(EBADF) saying so.
 class io_operation : rtkit::detail::leaf_check {
   public:
     io_operation(registered_fd& fd, const io_request& request) noexcept
@@ -72,19 +75,33 @@ class io_operation : rtkit::detail::leaf_check {
     /// await_resume for everything but a plain success: cancelled, timed
     /// out, failed, or a deadline's timer to disarm.
     std::size_t resume_other();
-    /// Ends a wait that was cut short: cancels a submission (waiting for its
-    /// completion), withdraws an armed waker, disarms the timer.
+    /// Ends a wait that was cut short: ends what it waits for (end_wait),
+    /// keeps a result that came first, disarms the timer.
     void abandon() noexcept;
+    /// Cancels a submission still pending (returns once its completion was
+    /// reaped) and unlinks the wait from the registration.
+    void end_wait() noexcept;
+    /// Finishes with the submitted operation's result, when it has one
+    /// (not cancelled, and not EAGAIN); false otherwise.
+    bool finish_with_completion() noexcept;
+    /// Finishes with EBADF: the descriptor was closed (before or during the wait).
+    void finish_closed() noexcept;
+    enum class closed_when : std::uint8_t { open, before, while_waiting };
     bool deadline_passed() const noexcept;
     static bool leaf_ready(leaf_check& self) noexcept;
 
     registered_fd& fd_;
     io_request request_;
     io_completion completion_;
+    /// Where the reactor's completion interface was when the request was
+    /// submitted (the descriptor may be closed by the time it is cancelled).
+    completion_reactor_v1* completions_ = nullptr;
+    rtkit::detail::io_waiter waiter_;
     std::optional<instant> deadline_;
     rtkit::detail::timer_ticket timer_{};
     bool timer_armed_ = false;
     phase phase_ = phase::idle;
+    closed_when closed_ = closed_when::open;  ///< set by finish_closed()
     int error_ = 0;
     std::size_t value_ = 0;
     std::exception_ptr failure_;

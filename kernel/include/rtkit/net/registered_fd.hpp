@@ -34,8 +34,9 @@ class registered_fd {
     ~registered_fd() { close(); }
 
     /// Deregisters, then closes (later, by the worker, on a thread that may not
-    /// use the reactor). Idempotent. Operations in flight must have ended (an
-    /// awaited operation always has).
+    /// use the reactor). Idempotent. Operations of other tasks waiting on it
+    /// end: a submitted one is cancelled, and each is woken to find the
+    /// descriptor closed (std::system_error(EBADF)).
     void close() noexcept;
 
     int get() const noexcept { return fd_; }

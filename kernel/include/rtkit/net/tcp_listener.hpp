@@ -17,12 +17,17 @@ class tcp_listener {
     /// Throws std::system_error naming the address (EADDRINUSE, EACCES, ...).
     static tcp_listener bind(const socket_address& address, int backlog = 1024);
 
-    /// Waits for the next connection. A cancellation point; a connection that
-    /// was accepted when the cancel arrived is returned, never leaked.
+    /// Waits for the next connection. Any number of tasks may wait at once;
+    /// each connection goes to one of them. A cancellation point; a
+    /// connection that was accepted when the cancel arrived is returned,
+    /// never leaked. Throws std::system_error(EBADF) once the listener is
+    /// closed, also when it is closed while this waits.
     task<tcp_stream> accept();
 
     /// The bound address (with the port the kernel chose).
     socket_address local_address() const;
+    /// Closes now: every task waiting in accept() ends with EBADF (see
+    /// accept()). The destructor does it too.
     void close() noexcept { fd_.close(); }
     int native_handle() const noexcept { return fd_.get(); }
 

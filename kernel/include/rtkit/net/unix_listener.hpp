@@ -14,7 +14,9 @@ class unix_listener {
   public:
     unix_listener() noexcept = default;
     static unix_listener bind(std::string_view path, int backlog = 1024);
-    /// Waits for the next connection; a cancellation point.
+    /// Waits for the next connection; a cancellation point. Any number of
+    /// tasks may wait at once, and close() ends their waits with EBADF, as
+    /// for tcp_listener::accept().
     task<unix_stream> accept();
     void close() noexcept { fd_.close(); }
 

@@ -1,11 +1,11 @@
 #pragma once
 // rtkit::reactor_support::registration_table: registrations by generation-checked
-// token and by descriptor, with the latched-readiness rules of rtkit/reactor.hpp.
+// token and by descriptor number.
 //
-// Public API, header-only. The kernel keeps one per runtime (detail::io_driver):
-// each io_token names a registration (descriptor, interest, latched readiness,
-// one armed waker per direction). A reactor plugin may keep one of its own for
-// per-descriptor state of its backend (`Extra`), as the io_uring reactor does:
+// Public API, header-only. The kernel keeps one per runtime (detail::io_driver,
+// with each registration's waiting tasks as `Extra`). A reactor plugin may
+// keep one of its own for per-descriptor state of its backend (`Extra`), as
+// the io_uring reactor does:
 //
 //     rtkit::reactor_support::registration_table<my_state> table;
 //     void add(int fd, io_token token) {                 // the reactor's add()
@@ -27,25 +27,23 @@
 #include <vector>
 
 #include "rtkit/reactor.hpp"
-#include "rtkit/waker.hpp"
 
 namespace rtkit::reactor_support {
-
-/// Hang-up and error concern every direction, so they are always reported.
-inline constexpr unsigned always_reported = ready::hangup | ready::error;
 
 /// No per-registration state of the backend's own.
 struct no_extra {};
 
-/// One registration. `Extra` is the backend's own state (for example whether
-/// a kernel-side poll is armed); it is value-initialised by insert().
+/// One registration. `Extra` is its owner's own state (the kernel: the tasks
+/// waiting on it; a backend: for example whether a kernel-side poll is
+/// armed); it is value-initialised by insert() and by erase().
 template <class Extra>
 struct registration {
     int fd = -1;
     std::uint8_t interest = 0;  ///< rtkit::interest bits
-    unsigned latched = 0;       ///< rtkit::ready bits seen and not yet cleared
-    waker reader;               ///< armed by poll_ready for read, fired once
-    waker writer;               ///< armed by poll_ready for write, fired once
+    /// rtkit::ready bits kept for later: the kernel's latched readiness (seen
+    /// and not yet consumed), or readiness a backend holds back until its
+    /// next poll().
+    unsigned latched = 0;
     [[no_unique_address]] Extra extra{};
 };
 
@@ -122,8 +120,8 @@ class registration_table {
         return index == no_slot ? 0 : make_token(index, slots_[index].generation);
     }
 
-    /// Ends registration `t`: its wakers are dropped without a wake, its slot
-    /// gets a new generation and goes back to the free list. Returns false
+    /// Ends registration `t`: its state is reset, its slot gets a new
+    /// generation and goes back to the free list. Returns false
     /// (and does nothing) for a stale token.
     bool erase(io_token t) noexcept {
         entry* r = find(t);
@@ -131,7 +129,7 @@ class registration_table {
         const std::uint32_t index = index_of(t);
         slot& s = slots_[index];
         slot_of_fd_[static_cast<std::size_t>(r->fd)] = no_slot;
-        s.value = entry{};  // drops the wakers and the backend's state
+        s.value = entry{};
         s.in_use = false;
         s.generation = (s.generation + 1) & generation_mask;
         if (s.generation == 0) s.generation = 1;
@@ -146,65 +144,6 @@ class registration_table {
     /// How many slots exist, live or free: find_slot() takes 0 .. slot_count() - 1,
     /// for a backend that passes every registration to its kernel each time.
     std::uint32_t slot_count() const noexcept { return static_cast<std::uint32_t>(slots_.size()); }
-
-    // --- The latched-readiness rules of rtkit::reactor, per registration. ---
-
-    /// The latched bits that answer `want` (hang-up and error always count).
-    static unsigned latched_for(const entry& r, interest want) noexcept {
-        return r.latched & (static_cast<unsigned>(want) | always_reported);
-    }
-
-    /// Stores a copy of `w` for each direction in `want`, replacing an earlier
-    /// one. Re-arming a waker that wakes the same task skips the copy.
-    static void arm(entry& r, interest want, const waker& w) {
-        const unsigned bits = static_cast<unsigned>(want);
-        if (bits & ready::readable && !r.reader.will_wake(w)) r.reader = w;
-        if (bits & ready::writable && !r.writer.will_wake(w)) r.writer = w;
-    }
-
-    /// reactor::poll_ready on one registration: latched_for(), or arm() and 0.
-    static unsigned poll_ready(entry& r, interest want, const waker& w) {
-        if (const unsigned ready = latched_for(r, want)) return ready;
-        arm(r, want, w);
-        return 0;
-    }
-
-    /// reactor::modify on one registration. Latched bits are kept; a waker of
-    /// a direction no longer wanted is dropped.
-    static void set_interest(entry& r, interest what) noexcept {
-        r.interest = static_cast<std::uint8_t>(what);
-        if (!(r.interest & ready::readable)) r.reader.reset();
-        if (!(r.interest & ready::writable)) r.writer.reset();
-    }
-
-    /// What the backend saw for `r`: latches `bits` whatever the interest (an
-    /// edge is reported once), wakes the reader on readable, the writer on
-    /// writable, both on hang-up or error. Returns true when `bits` matter to
-    /// the registration's interest (reactor::poll counts those).
-    static bool deliver(entry& r, unsigned bits) noexcept {
-        r.latched |= bits;
-        if (bits & (ready::readable | always_reported)) r.reader.wake();
-        if (bits & (ready::writable | always_reported)) r.writer.wake();
-        return (bits & (r.interest | always_reported)) != 0;
-    }
-
-    // --- The same, by token, with the reactor interface's answers for a stale one. ---
-
-    /// reactor::poll_ready: a stale token returns ready::error.
-    unsigned poll_ready(io_token t, interest want, const waker& w) {
-        entry* r = find(t);
-        return r ? poll_ready(*r, want, w) : ready::error;
-    }
-    /// reactor::clear_ready: a stale token is ignored.
-    void clear_ready(io_token t, unsigned bits) noexcept {
-        if (entry* r = find(t)) r->latched &= ~bits;
-    }
-    /// reactor::modify: a stale token throws std::system_error(ENOENT).
-    void modify(io_token t, interest what) {
-        entry* r = find(t);
-        if (!r) fail(ENOENT, "modify of a removed registration");
-        set_interest(*r, what);
-    }
 
   private:
     static constexpr std::uint32_t no_slot = UINT32_MAX;
