@@ -134,6 +134,12 @@ bool io_operation::advance() {
     // Lent, not counted: the wait is unlinked before this task goes.
     const rtkit::detail::borrowed_task_waker wake(self);
     if (phase_ == phase::idle) {
+        if (!registration.usable_here())
+            throw no_runtime_error(
+                describe_operation(request_.op, fd_) +
+                ": I/O needs the runtime's worker, and another thread drives it now (a "
+                "current_thread runtime's block_on on this thread waits for it); run the "
+                "operation in a task, or in the block_on that drives the worker");
         completions_ = fd_.completion();
         if (completions_) {
             completion_.on_complete = self->make_waker();
