@@ -371,7 +371,12 @@ void uring_reactor::deliver_kept(rtkit::readiness_sink& sink) noexcept {
 }
 
 std::size_t uring_reactor::poll(rtkit::duration timeout, rtkit::readiness_sink& sink) {
-    if (readiness_kept_) deliver_kept(sink);
+    if (readiness_kept_) {
+        // Readiness cancel() reaped: delivered now, and this poll does not
+        // wait, since the tasks it woke have work to do.
+        deliver_kept(sink);
+        timeout = rtkit::duration{0};
+    }
     if (!wake_read_armed_) timeout = rearm_wake_read(timeout);
     claim_ring();
     int rc = 0;
@@ -384,7 +389,8 @@ std::size_t uring_reactor::poll(rtkit::duration timeout, rtkit::readiness_sink& 
     } else {
         // EINTR (a signal, or another ring's task work) is retried with what
         // is left of the timeout: the wait ends for a completion, a wake() or
-        // the timeout only.
+        // the timeout only. An interrupted wait that submitted entries first
+        // returns how many, with no completion: that is retried too.
         const auto deadline = rtkit::saturating_add(std::chrono::steady_clock::now(), timeout);
         do {
             if (timeout.count() < 0) {
@@ -399,7 +405,7 @@ std::size_t uring_reactor::poll(rtkit::duration timeout, rtkit::readiness_sink& 
                 io_uring_cqe* first = nullptr;
                 rc = io_uring_submit_and_wait_timeout(&ring_, &first, 1, &ts, nullptr);
             }
-        } while (rc == -EINTR && io_uring_cq_ready(&ring_) == 0);
+        } while ((rc == -EINTR || rc >= 0) && io_uring_cq_ready(&ring_) == 0);
     }
     if (rc < 0 && rc != -EINTR && rc != -ETIME && rc != -EBUSY && rc != -EAGAIN)
         throw std::system_error(-rc, std::generic_category(), "io_uring_enter");

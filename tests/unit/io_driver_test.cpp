@@ -189,3 +189,39 @@ TEST_CASE(
     CHECK(w.poll_ready(io, new_token, interest::read) == 0);
     io.remove(new_token);
 }
+
+TEST_CASE("io_driver over uring: readiness met by cancel() comes with the next poll - at once") {
+    waiting_task reader;
+    testing::counting_waker recv_waker;
+    detail::io_driver io(plugin_loader().create_by_name<reactor>("uring"), "uring");
+    auto* completions = static_cast<completion_reactor_v1*>(
+        io.backend().query_interface(completion_reactor_v1_name));
+    REQUIRE(completions);
+    socket_pair watched, other;
+    const io_token t = io.add(watched.a, interest::read);
+    const io_token o = io.add(other.a, interest::read);
+    CHECK(reader.poll_ready(io, t, interest::read) == 0);
+    io.poll(0ms);  // the poll for `watched` reaches the kernel
+    // A recv on the other socket, cancelled after `watched` became readable:
+    // cancel() reaps the readiness on the way, with nobody to deliver it to.
+    char buffer[8];
+    io_request recv;
+    recv.op = io_opcode::recv;
+    recv.fd = other.a;
+    recv.buffer = buffer;
+    recv.length = sizeof buffer;
+    recv.flags = MSG_PEEK;  // not served from the reactor's buffers: a request in the kernel
+    io_completion done;
+    done.on_complete = recv_waker.make();
+    completions->submit(recv, done);
+    io.poll(0ms);
+    watched.send_byte();
+    completions->cancel(done);
+    CHECK_FALSE(done.pending);
+    const auto start = std::chrono::steady_clock::now();
+    io.poll(2s);
+    CHECK(std::chrono::steady_clock::now() - start < 1s);
+    CHECK(reader.wakes == 1);
+    io.remove(o);
+    io.remove(t);
+}
