@@ -91,10 +91,12 @@ bool io_operation::attempt() {
     const unsigned want = static_cast<unsigned>(interest_of(request_.op));
     long n = perform();
     if (n < 0 && would_block()) {
-        // Not ready after all. Forget the hang-up latch too: it only tells a
-        // reader about end of stream (which it reads as 0), and kept latched
-        // it would make a writer's wait return at once, forever.
-        registration.clear_ready(want | ready::hangup);
+        // Not ready after all. Forget a latched hang-up and error too: the
+        // syscall would have reported either (a reader reads end of stream as
+        // 0), so what is latched is stale (readiness of an earlier descriptor
+        // of this number, say), and kept latched it would answer every wait
+        // at once, for ever.
+        registration.clear_ready(want | ready::hangup | ready::error);
         if (!registration.shared()) return false;
         // Another worker polls the reactor meanwhile: readiness it latched
         // between the EAGAIN and the clear is gone, so look once more. From
