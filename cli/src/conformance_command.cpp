@@ -21,9 +21,24 @@ rtkit::option_value parse_option_value(const std::string& text) {
     return text;
 }
 
+/// Every suite's cases, one per line: name, then what it checks.
+int list_cases() {
+    for (const char* kind : {"reactor", "timer", "lanes"}) {
+        std::cout << kind << " suite:\n";
+        for (const rtkit::conformance::case_info& c : rtkit::conformance::cases_of(kind))
+            std::cout << "  " << c.name << "\n      " << c.checks << "\n";
+    }
+    return exit_ok;
+}
+
 }  // namespace
 
 int conformance_command(const conformance_options& options) {
+    if (options.list) return list_cases();
+    if (options.plugin_file.empty()) {
+        std::cerr << "rtctl conformance: give a plugin file (.so), or --list to see the cases\n";
+        return exit_bad_input;
+    }
     rtkit::option_table table;
     for (const std::string& assignment : options.options) {
         const auto eq = assignment.find('=');
@@ -52,10 +67,10 @@ CLI::App* add_conformance_command(CLI::App& app, conformance_options& options) {
     CLI::App* command = app.add_subcommand(
         "conformance",
         "run the conformance suite of a plugin file's kind against it (exit 0 all passed, "
-        "1 failures, 2 cannot load)");
-    command->add_option("plugin", options.plugin_file, "the plugin file (.so)")
-        ->required()
-        ->type_name("FILE");
+        "1 failures, 2 cannot load); --list says what each case checks");
+    command->add_option("plugin", options.plugin_file, "the plugin file (.so)")->type_name("FILE");
+    command->add_flag("--list", options.list,
+                      "list every suite's cases and what each checks, and run nothing");
     command
         ->add_option("--option,-o", options.options,
                      "a plugin option KEY=VALUE for every object the suite creates (repeatable)")
@@ -63,7 +78,8 @@ CLI::App* add_conformance_command(CLI::App& app, conformance_options& options) {
     command->footer(
         "Example:\n"
         "  rtctl conformance build/release/lib/rtkit/plugins/rtkit_reactor_epoll.so\n"
-        "  rtctl conformance my_reactor.so -o events_per_poll=1");
+        "  rtctl conformance my_reactor.so -o events_per_poll=1\n"
+        "  rtctl conformance --list");
     return command;
 }
 

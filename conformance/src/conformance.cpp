@@ -121,15 +121,22 @@ report run_conformance(const std::filesystem::path& file, const option_table& op
     return r;
 }
 
-std::vector<std::string> case_names(std::string_view kind) {
-    std::vector<std::string> names;
+std::vector<case_info> cases_of(std::string_view kind) {
+    std::vector<case_info> found;
     auto add = [&](const auto& cases) {
         for (const auto& c : cases)
-            names.push_back(std::string(kind) + "." + c.name);
+            found.push_back({std::string(kind) + "." + c.name, c.checks});
     };
     if (kind == "reactor") add(detail::reactor_cases());
     if (kind == "timer") add(detail::timer_cases());
     if (kind == "lanes") add(detail::lanes_cases());
+    return found;
+}
+
+std::vector<std::string> case_names(std::string_view kind) {
+    std::vector<std::string> names;
+    for (case_info& c : cases_of(kind))
+        names.push_back(std::move(c.name));
     return names;
 }
 

@@ -1,11 +1,14 @@
-// The reactor conformance suite: real pipes, socketpairs and threads, the
-// backend driven through the kernel's own side of it (rtkit::detail::io_driver,
-// which latches readiness and wakes waiting tasks as a runtime does); and, for a
-// reactor that offers it, the completion interface on real sockets. Each case
-// checks one rule of rtkit/reactor.hpp and names it when it fails; a case
-// whose rule is broken fails within about half a second.
+// The reactor conformance suite: real pipes, socketpairs, threads and
+// signals, the backend driven through the kernel's own side of it
+// (rtkit::detail::io_driver, which latches readiness and wakes waiting tasks
+// as a runtime does); and, for a reactor that offers it, the completion
+// interface on real sockets. Each case checks one rule of rtkit/reactor.hpp
+// and names it when it fails; a case whose rule is broken fails within about
+// half a second.
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -18,6 +21,7 @@
 #include <string>
 #include <system_error>
 #include <thread>
+#include <vector>
 
 #include "counting_waker.hpp"
 #include "rtkit/completion_reactor.hpp"
@@ -459,37 +463,50 @@ void poll_honours_timeout(const detail::factory<reactor>& make) {
     require_rule(clock::now() - start < 500ms, rule, "poll(0) blocked");
 }
 
-void ten_thousand_descriptors(const detail::factory<reactor>& make) {
-    const std::string rule = "every registration up to the declared limit is served";
-    const reactor_limits limits = make()->limits();
-    // Pipes with both ends registered: 10,000 descriptors, or the declared limits.
-    int pipes = 5000;
-    if (limits.max_registrations != 0)
-        pipes = std::min<std::size_t>(pipes, limits.max_registrations / 2);
+/// Raises RLIMIT_NOFILE to at least `needed` descriptors, or skips the case.
+void allow_descriptors(rlim_t needed) {
     rlimit limit{};
     getrlimit(RLIMIT_NOFILE, &limit);
-    const rlim_t needed = 2 * static_cast<rlim_t>(pipes) + 256;
-    if (limit.rlim_cur < needed) {
-        if (limit.rlim_max < needed)
-            skip("RLIMIT_NOFILE hard limit is " + std::to_string(limit.rlim_max) + ", below the " +
-                 std::to_string(needed) + " descriptors this case needs");
-        rlimit raised = limit;
-        raised.rlim_cur = limit.rlim_max;
-        if (setrlimit(RLIMIT_NOFILE, &raised) < 0)
-            skip("could not raise RLIMIT_NOFILE to " + std::to_string(needed));
-    }
+    if (limit.rlim_cur >= needed) return;
+    if (limit.rlim_max < needed)
+        skip("RLIMIT_NOFILE hard limit is " + std::to_string(limit.rlim_max) + ", below the " +
+             std::to_string(needed) + " descriptors this case needs");
+    rlimit raised = limit;
+    raised.rlim_cur = limit.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &raised) < 0)
+        skip("could not raise RLIMIT_NOFILE to " + std::to_string(needed));
+}
+
+/// Up to `wanted` pipes, fewer when the reactor's declared limits say so
+/// (registering `registered_ends` ends of each); skips below `least`.
+std::deque<fd_pair> pipes_within_limits(const reactor_limits& limits, int wanted,
+                                        int registered_ends, int least) {
+    int count = wanted;
+    if (limits.max_registrations != 0)
+        count = std::min<std::size_t>(count, limits.max_registrations / registered_ends);
+    allow_descriptors(2 * static_cast<rlim_t>(count) + 256);
     std::deque<fd_pair> fds;
-    for (int i = 0; i < pipes; ++i) {
+    for (int i = 0; i < count; ++i) {
         fds.push_back(fd_pair::pipe_pair());
         // A backend that watches only small descriptor numbers (select) gets
         // as many as fit below its limit.
         if (limits.descriptor_limit != 0 && fds.back().b >= limits.descriptor_limit) {
             fds.pop_back();
-            pipes = i;
             break;
         }
     }
-    if (pipes < 2) skip("no descriptor number below the reactor's declared limit is free");
+    if (static_cast<int>(fds.size()) < least)
+        skip("no " + std::to_string(least) +
+             " descriptor numbers below the reactor's declared limit are free");
+    return fds;
+}
+
+void ten_thousand_descriptors(const detail::factory<reactor>& make) {
+    const std::string rule = "every registration up to the declared limit is served";
+    // Pipes with both ends registered: 10,000 descriptors, or the declared limits.
+    const reactor_limits limits = make()->limits();
+    std::deque<fd_pair> fds = pipes_within_limits(limits, 5000, 2, 2);
+    const int pipes = static_cast<int>(fds.size());
     std::deque<waiting_task> wakers(static_cast<std::size_t>(pipes));
     io_driver r(make());  // after the waiters: it may hold them when it goes
     std::vector<io_token> read_tokens, write_tokens;
@@ -565,6 +582,204 @@ void reused_descriptor_is_watched_anew(const detail::factory<reactor>& make) {
                  "descriptor " + std::to_string(number) +
                      ", registered again, was not woken by its own data");
     r.remove(new_token);
+}
+
+void several_ready_in_one_poll(const detail::factory<reactor>& make) {
+    const std::string rule = "readiness goes to the token of its own registration";
+    // Sixteen sockets become ready at once, before one poll: the even ones
+    // readable only (data came, their send buffer is full), the odd ones
+    // writable only (their full send buffer drained, nothing to read). A
+    // reader and a writer wait on each, so readiness delivered under the
+    // wrong token among those ready together wakes the wrong one.
+    constexpr int count = 16;
+    std::deque<waiting_task> readers(count), writers(count);
+    io_driver r(make());
+    std::deque<fd_pair> pairs;
+    std::vector<io_token> tokens;
+    for (int i = 0; i < count; ++i) {
+        pairs.push_back(fd_pair::socket_pair());
+        fill(pairs.back().a);
+        tokens.push_back(r.add(pairs.back().a, interest::read_write));
+    }
+    r.poll(0ms);
+    for (int i = 0; i < count; ++i) {
+        r.clear_ready(tokens[i], ready::readable | ready::writable);
+        require(readers[i].poll_ready(r, tokens[i], interest::read) == 0,
+                "an empty socket reported readable");
+        require(writers[i].poll_ready(r, tokens[i], interest::write) == 0,
+                "a full socket reported writable");
+    }
+    r.poll(0ms);
+    for (int i = 0; i < count; ++i) {
+        if (i % 2 == 0)
+            write_byte(pairs[i].b);
+        else
+            drain(pairs[i].b);
+    }
+    auto woken = [&](int i) { return i % 2 == 0 ? readers[i].wakes > 0 : writers[i].wakes > 0; };
+    poll_until(r, [&] {
+        for (int i = 0; i < count; ++i)
+            if (!woken(i)) return false;
+        return true;
+    });
+    for (int i = 0; i < count; ++i) {
+        const std::string fd = std::to_string(pairs[i].a);
+        if (i % 2 == 0) {
+            require_rule(
+                readers[i].wakes > 0, rule,
+                "data on descriptor " + fd + ", ready with 15 others, did not wake its reader");
+            require_rule(
+                writers[i].wakes == 0, rule,
+                "descriptor " + fd + " is full, yet its writer was woken while others were ready");
+        } else {
+            require_rule(writers[i].wakes > 0, rule,
+                         "descriptor " + fd +
+                             " drained, ready with 15 others, and its writer was not woken");
+            require_rule(
+                readers[i].wakes == 0, rule,
+                "descriptor " + fd +
+                    " has nothing to read, yet its reader was woken while others were ready");
+        }
+    }
+    for (const io_token t : tokens)
+        r.remove(t);
+}
+
+void watch_adds_a_direction(const detail::factory<reactor>& make) {
+    const std::string rule = "watch() adds the directions it asks for to those still watched";
+    // Full duplex on one socket: one task reads while another writes past
+    // the socket's buffer, so the kernel waits in both directions at once,
+    // asking for them one after the other; each must be delivered. Both
+    // orders, a few rounds each.
+    io_driver r(make());
+    fd_pair p = fd_pair::socket_pair();
+    const io_token t = r.add(p.a, interest::read_write);
+    for (const bool reader_first : {true, false, true, false}) {
+        waiting_task reader, writer;
+        fill(p.a);
+        r.poll(0ms);
+        r.clear_ready(t, ready::readable | ready::writable);
+        const auto wait_reader = [&] {
+            require(reader.poll_ready(r, t, interest::read) == 0, "an empty socket was readable");
+        };
+        const auto wait_writer = [&] {
+            require(writer.poll_ready(r, t, interest::write) == 0, "a full socket was writable");
+        };
+        if (reader_first) {
+            wait_reader();
+            wait_writer();
+        } else {
+            wait_writer();
+            wait_reader();
+        }
+        const std::string order = reader_first ? "read, then write" : "write, then read";
+        write_byte(p.b);
+        require_rule(poll_until(r, [&] { return reader.wakes > 0; }), rule,
+                     "watch(" + order + "): data for the reader did not wake it");
+        drain(p.b);
+        require_rule(poll_until(r, [&] { return writer.wakes > 0; }), rule,
+                     "watch(" + order + "): the full socket drained and the writer was not woken");
+        drain(p.a);
+    }
+    r.remove(t);
+}
+
+void burst_beyond_any_cap(const detail::factory<reactor>& make) {
+    const std::string rule =
+        "readiness beyond what one poll() delivers comes with the next, which does not wait";
+    // 4096 pipes become readable at once: more than any per-poll batch a
+    // reactor of this kind is configured with in practice (epoll's
+    // events_per_poll is 256 by default). What one poll() does not deliver
+    // must come with the next ones, without their waiting for their timeout.
+    const reactor_limits limits = make()->limits();
+    std::deque<fd_pair> fds = pipes_within_limits(limits, 4096, 1, 2);
+    const int count = static_cast<int>(fds.size());
+    std::deque<waiting_task> readers(static_cast<std::size_t>(count));
+    io_driver r(make());
+    std::vector<io_token> tokens;
+    for (int i = 0; i < count; ++i) {
+        tokens.push_back(r.add(fds[i].a, interest::read));
+        require(readers[i].poll_ready(r, tokens.back(), interest::read) == 0,
+                "an empty pipe reported readable");
+    }
+    r.poll(0ms);
+    for (const fd_pair& p : fds)
+        write_byte(p.b);
+    int woken = 0;
+    std::size_t most_in_one_poll = 0;
+    const auto start = clock::now();
+    while (woken < count && clock::now() - start < prompt) {
+        const auto poll_start = clock::now();
+        const std::size_t delivered = r.poll(prompt);
+        most_in_one_poll = std::max(most_in_one_poll, delivered);
+        woken = 0;
+        for (const waiting_task& w : readers)
+            woken += w.wakes > 0;
+        require_rule(woken == count || clock::now() - poll_start < prompt / 2, rule,
+                     "with " + std::to_string(count - woken) + " of " + std::to_string(count) +
+                         " readable pipes not delivered yet, poll(" + ms_text(prompt) +
+                         ") waited " + ms_text(clock::now() - poll_start));
+    }
+    require_rule(woken == count, rule,
+                 "only " + std::to_string(woken) + " of " + std::to_string(count) +
+                     " pipes written at once woke their reader (most delivered by one poll: " +
+                     std::to_string(most_in_one_poll) + ")");
+    for (const io_token t : tokens)
+        r.remove(t);
+    detail::note("a burst of " + std::to_string(count) + ", at most " +
+                 std::to_string(most_in_one_poll) + " delivered by one poll");
+}
+
+/// Signals the case sends to the polling thread; the handler counts them.
+std::atomic<int> signals_caught{0};
+void count_signal(int) {
+    signals_caught.fetch_add(1, std::memory_order_relaxed);
+}
+
+void signal_does_not_end_poll(const detail::factory<reactor>& make) {
+    const std::string rule = "a signal caught during poll() does not make it fail";
+    // A program that embeds rtkit catches signals of its own: one that lands
+    // while poll() blocks interrupts the wait (EINTR). The wait may go on or
+    // return early (the kernel polls again), but must not end in an error.
+    // SIGURG (ignored by default, so nothing else expects it here) with a
+    // handler installed without SA_RESTART, as such a program would.
+    struct sigaction caught {};
+    caught.sa_handler = &count_signal;
+    sigemptyset(&caught.sa_mask);
+    struct sigaction previous {};
+    sigaction(SIGURG, &caught, &previous);
+    sigset_t urg, previous_mask;
+    sigemptyset(&urg);
+    sigaddset(&urg, SIGURG);
+    pthread_sigmask(SIG_UNBLOCK, &urg, &previous_mask);
+    io_driver r(make());
+    std::atomic<bool> polling{false}, done{false};
+    const pthread_t poller = pthread_self();
+    // Signals every 2 ms while poll() runs: many land inside the wait.
+    std::thread sender([&] {
+        while (!done.load()) {
+            if (polling.load()) pthread_kill(poller, SIGURG);
+            std::this_thread::sleep_for(2ms);
+        }
+    });
+    std::string failure;
+    const int before = signals_caught.load();
+    try {
+        polling.store(true);
+        r.poll(150ms);
+        polling.store(false);
+    } catch (const std::exception& e) {
+        failure = e.what();
+    }
+    done.store(true);
+    sender.join();
+    pthread_sigmask(SIG_SETMASK, &previous_mask, nullptr);
+    sigaction(SIGURG, &previous, nullptr);
+    const int caught_count = signals_caught.load() - before;
+    require_rule(
+        failure.empty(), rule,
+        "poll(150 ms) threw after " + std::to_string(caught_count) + " signals: " + failure);
+    if (caught_count == 0) skip("no signal reached the polling thread while it polled");
 }
 
 // The completion interface (rtkit.completion.v1), for reactors that offer it.
@@ -706,24 +921,67 @@ namespace detail {
 
 const std::vector<test_case<reactor>>& reactor_cases() {
     static const std::vector<test_case<reactor>> cases{
-        {"add_refuses_a_closed_descriptor", &add_refuses_a_closed_descriptor},
-        {"read_readiness", &read_readiness},
-        {"write_readiness", &write_readiness},
-        {"interest_changes", &interest_changes},
-        {"hangup_reported", &hangup_reported},
-        {"error_reported", &error_reported},
-        {"readiness_reaches_only_its_registration", &readiness_reaches_only_its_registration},
-        {"readiness_before_a_wait_is_not_lost", &readiness_before_a_wait_is_not_lost},
-        {"delivered_readiness_is_not_repeated", &delivered_readiness_is_not_repeated},
-        {"readiness_survives_a_flood", &readiness_survives_a_flood},
-        {"wake_ends_a_blocking_poll", &wake_ends_a_blocking_poll},
-        {"many_wakes_coalesce", &many_wakes_coalesce},
-        {"poll_honours_timeout", &poll_honours_timeout},
-        {"ten_thousand_descriptors", &ten_thousand_descriptors},
-        {"reused_descriptor_is_watched_anew", &reused_descriptor_is_watched_anew},
-        {"completion_recv_and_send", &completion_recv_and_send},
-        {"completion_cancel_leaves_nothing", &completion_cancel_leaves_nothing},
-        {"completion_accept_and_connect", &completion_accept_and_connect},
+        {"add_refuses_a_closed_descriptor", &add_refuses_a_closed_descriptor,
+         "`add()` of a descriptor that is not open throws `EBADF`, and leaves nothing behind"},
+        {"read_readiness", &read_readiness,
+         "bytes arriving wake a read waiter once and are `readable`; after the kernel forgets "
+         "it (an `EAGAIN`) only new bytes wake it again"},
+        {"write_readiness", &write_readiness,
+         "an idle socket is `writable`; a full one wakes its writer only once the peer drains it"},
+        {"interest_changes", &interest_changes,
+         "a direction is delivered once the kernel waits for it (`watch()`), whatever `add()` "
+         "was told"},
+        {"watch_adds_a_direction", &watch_adds_a_direction,
+         "full duplex: with a reader waiting, then a writer on a full socket (and the other way "
+         "round), `watch()` of the second direction keeps the first watched: both are woken"},
+        {"hangup_reported", &hangup_reported,
+         "closing a socket's peer, or a pipe's write end, wakes the reader with `hangup`"},
+        {"error_reported", &error_reported,
+         "the write end of a pipe whose read end is gone gets `error`"},
+        {"readiness_reaches_only_its_registration", &readiness_reaches_only_its_registration,
+         "data on one of 16 descriptors wakes its own reader and no other"},
+        {"several_ready_in_one_poll", &several_ready_in_one_poll,
+         "16 sockets ready together, 8 only readable and 8 only writable: each wakes its own "
+         "reader or writer and no other"},
+        {"readiness_before_a_wait_is_not_lost", &readiness_before_a_wait_is_not_lost,
+         "bytes (and writability) that came before anyone waited still reach the waiter that "
+         "comes later"},
+        {"delivered_readiness_is_not_repeated", &delivered_readiness_is_not_repeated,
+         "with both directions delivered and nothing new, `poll` waits out its timeout (no busy "
+         "loop)"},
+        {"readiness_survives_a_flood", &readiness_survives_a_flood,
+         "a writer waiting on a full socket is woken when it drains, after 70,000 unpolled "
+         "events on another descriptor (more than any completion queue holds)"},
+        {"burst_beyond_any_cap", &burst_beyond_any_cap,
+         "4096 pipes readable at once (more than a per-poll batch such as epoll's "
+         "`events_per_poll`; fewer within declared `limits()`): every reader is woken, and a "
+         "`poll` while readiness is still undelivered does not wait its timeout"},
+        {"wake_ends_a_blocking_poll", &wake_ends_a_blocking_poll,
+         "`wake()` from another thread ends a blocking `poll`, and not before it is called"},
+        {"many_wakes_coalesce", &many_wakes_coalesce,
+         "a `wake()` before `poll` makes it return at once; 1000 wakes make one return, not many"},
+        {"poll_honours_timeout", &poll_honours_timeout,
+         "`poll(timeout)` does not return before its timeout (a lower bound only, "
+         "sub-millisecond too); `poll(0)` does not block"},
+        {"signal_does_not_end_poll", &signal_does_not_end_poll,
+         "signals caught (a handler without `SA_RESTART`) while `poll` blocks do not make it "
+         "throw: `EINTR` is retried, or `poll` returns early; skipped when no signal reached it"},
+        {"ten_thousand_descriptors", &ten_thousand_descriptors,
+         "10,000 registrations, each woken for its own descriptor; fewer when the reactor "
+         "declares `limits()` (the note says how many), skipped when `RLIMIT_NOFILE` cannot be "
+         "raised"},
+        {"reused_descriptor_is_watched_anew", &reused_descriptor_is_watched_anew,
+         "a descriptor number registered again after `remove()` is woken by its own data "
+         "(readiness of the old descriptor delivered to it is tolerated)"},
+        {"completion_recv_and_send", &completion_recv_and_send,
+         "for a reactor that returns `rtkit.completion.v1` from `query_interface` (skipped "
+         "otherwise): recv and send complete with their results and wake once; a recv of bytes "
+         "already there completes, inside `submit()` only without a wake"},
+        {"completion_cancel_leaves_nothing", &completion_cancel_leaves_nothing,
+         "completion interface: `cancel()` ends a recv with `-ECANCELED` and drops its waker; "
+         "nothing touches it afterwards and it consumed nothing"},
+        {"completion_accept_and_connect", &completion_accept_and_connect,
+         "completion interface: accept and connect complete on TCP"},
     };
     return cases;
 }

@@ -39,6 +39,9 @@ template <class Interface>
 struct test_case {
     const char* name;
     void (*run)(const factory<Interface>& make);
+    /// What it checks, in one line: `rtctl conformance --list` prints it, and
+    /// conformance/README.md shows the same text.
+    const char* checks;
 };
 
 /// Each suite's cases, in the order they run.

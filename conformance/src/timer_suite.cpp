@@ -577,22 +577,45 @@ namespace detail {
 
 const std::vector<test_case<timer_driver>>& timer_cases() {
     static const std::vector<test_case<timer_driver>> cases{
-        {"fires_at_deadline_never_before", &on_each_clock<&fires_at_deadline_never_before>},
-        {"past_deadline_fires_at_next_fire", &on_each_clock<&past_deadline_fires_at_next_fire>},
+        {"fires_at_deadline_never_before", &on_each_clock<&fires_at_deadline_never_before>,
+         "a timer fires at its deadline and never 1 ns before; waiting for `next_deadline()` and "
+         "firing with the clock's time fires it"},
+        {"past_deadline_fires_at_next_fire", &on_each_clock<&past_deadline_fires_at_next_fire>,
+         "a deadline in the past fires at the next `fire()`"},
         {"deadlines_in_the_past_and_at_the_end",
-         &on_each_clock<&deadlines_in_the_past_and_at_the_end>},
-        {"cancel_prevents_firing", &on_each_clock<&cancel_prevents_firing>},
-        {"cancel_after_fire_returns_false", &on_each_clock<&cancel_after_fire_returns_false>},
-        {"cancel_from_a_waker_during_fire", &on_each_clock<&cancel_from_a_waker_during_fire>},
-        {"stale_handle_never_aliases", &on_each_clock<&stale_handle_never_aliases>},
-        {"next_deadline_ordering", &on_each_clock<&next_deadline_ordering>},
-        {"ties_fire_in_insertion_order", &on_each_clock<&ties_fire_in_insertion_order>},
-        {"many_random_timers_fire_in_order", &on_each_clock<&many_random_timers_fire_in_order>},
-        {"a_million_timers", &on_each_clock<&a_million_timers>},
-        {"far_deadlines_cascade", &on_each_clock<&far_deadlines_cascade>},
-        {"virtual_clock_jumps", &on_each_clock<&virtual_clock_jumps>},
-        {"handles_survive_reuse", &on_each_clock<&handles_survive_reuse>},
-        {"now_follows_the_clock", &on_each_clock<&now_follows_the_clock>},
+         &on_each_clock<&deadlines_in_the_past_and_at_the_end>,
+         "deadlines at `instant::min()`, in the past and now fire at once, in order; at "
+         "`instant::max()` they stay armed (no wrap into the past) until `fire(instant::max())`, "
+         "equal ones in insertion order"},
+        {"cancel_prevents_firing", &on_each_clock<&cancel_prevents_firing>,
+         "a timer cancelled before its deadline never fires, and its waker is dropped"},
+        {"cancel_after_fire_returns_false", &on_each_clock<&cancel_after_fire_returns_false>,
+         "cancelling a timer that fired returns false"},
+        {"cancel_from_a_waker_during_fire", &on_each_clock<&cancel_from_a_waker_during_fire>,
+         "a waker run by `fire()` cancels timers due in the same `fire()` (they do not wake), a "
+         "later one, and its own (false)"},
+        {"stale_handle_never_aliases", &on_each_clock<&stale_handle_never_aliases>,
+         "a stale handle never cancels a later timer"},
+        {"next_deadline_ordering", &on_each_clock<&next_deadline_ordering>,
+         "`next_deadline` is the earliest armed deadline, within the driver's resolution"},
+        {"ties_fire_in_insertion_order", &on_each_clock<&ties_fire_in_insertion_order>,
+         "timers with equal deadlines wake in insertion order: near, far, armed after the driver "
+         "moved on, and 1000 days away"},
+        {"many_random_timers_fire_in_order", &on_each_clock<&many_random_timers_fire_in_order>,
+         "100,000 random timers each fire at their first chance"},
+        {"a_million_timers", &on_each_clock<&a_million_timers>,
+         "1,000,000 timers (a quarter cancelled, some tied) fire once each at their first chance, "
+         "in order, over 100 steps"},
+        {"far_deadlines_cascade", &on_each_clock<&far_deadlines_cascade>,
+         "deadlines from 1 s to 3000 days (cascading and overflow)"},
+        {"virtual_clock_jumps", &on_each_clock<&virtual_clock_jumps>,
+         "jumping to `next_deadline()` and firing always fires what is due and at least one timer; "
+         "one 6 h jump fires everything due, in order"},
+        {"handles_survive_reuse", &on_each_clock<&handles_survive_reuse>,
+         "handles stay distinct while slots are reused"},
+        {"now_follows_the_clock", &on_each_clock<&now_follows_the_clock>,
+         "`now()` is the clock's time (the bound one, or `steady_clock`), never goes back, and "
+         "moves with it"},
     };
     return cases;
 }

@@ -15,13 +15,14 @@ namespace example_poll {
 /// the kernel: every poll() passes the list of descriptors to watch.
 ///
 /// rtkit keeps what was delivered (the readiness it latched) and calls
-/// watch() when it waits for a direction it holds nothing of. So a direction
-/// is watched from watch() until poll(2) reports it, then left out of the
-/// list: poll(2) reports a ready descriptor again on every call, and asking
-/// again for what rtkit already holds would make every wait return at once
-/// (a busy loop while, say, a socket stays writable). After a hang-up or an
-/// error rtkit answers every wait by itself, so nothing of that descriptor is
-/// watched until the next watch().
+/// watch() when it waits for a direction it holds nothing of; watch() adds
+/// that direction to those watched. So a direction is watched from watch()
+/// until poll(2) reports it, then left out of the list: poll(2) reports a
+/// ready descriptor again on every call, and asking again for what rtkit
+/// already holds would make every wait return at once (a busy loop while,
+/// say, a socket stays writable). A hang-up or an error answers waits in
+/// both directions, so nothing of that descriptor is watched until the next
+/// watch() (after an operation met EAGAIN, which forgets the latched bits).
 ///
 /// wake() writes one byte to a non-blocking self-pipe whose read end is always
 /// the first descriptor polled; a flag makes every wake after the first (until

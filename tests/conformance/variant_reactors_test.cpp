@@ -74,6 +74,27 @@ TEST_CASE("variants: readiness delivered to the wrong registration is caught - f
                  "readiness goes to the token of its own registration");
 }
 
+TEST_CASE(
+    "variants: several ready in one poll delivered under each other's tokens is caught - fast") {
+    check_caught("rotates_tokens", {"reactor.several_ready_in_one_poll"},
+                 "readiness goes to the token of its own registration");
+}
+
+TEST_CASE("variants: watching only the first direction asked for is caught - fast") {
+    check_caught("first_direction_only", {"reactor.watch_adds_a_direction"},
+                 "watch() adds the directions it asks for to those still watched");
+}
+
+TEST_CASE("variants: events beyond a per-poll cap dropped are caught - fast") {
+    check_caught("drops_beyond_cap", {"reactor.burst_beyond_any_cap"},
+                 "readiness beyond what one poll() delivers comes with the next");
+}
+
+TEST_CASE("variants: a signal during poll turned into an error is caught - fast") {
+    check_caught("eintr_is_error", {"reactor.signal_does_not_end_poll"},
+                 "a signal caught during poll() does not make it fail");
+}
+
 TEST_CASE("variants: readiness dropped while nobody waits is caught - fast") {
     check_caught("drops_unwatched", {"reactor.readiness_before_a_wait_is_not_lost"},
                  "readiness that arrived before the wait is still delivered");

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The installed rtkit package, end to end, used the way a third party uses it:
 #   1. cmake --install this build tree into a temporary prefix, and check the
-#      installed rtctl finds the installed kernel and built-in plugins;
+#      installed rtctl finds the installed kernel and built-in plugins, and
+#      that it and the installed doc say what each conformance case checks;
 #   2. build a copy of examples/third_party_reactor against that prefix (its
 #      CMakeLists only has find_package(rtkit CONFIG) and rtkit_add_plugin),
 #      and check the plugin exports its descriptor alone;
@@ -57,9 +58,16 @@ for file in bin/rtctl "$libdir/librtkit_kernel.so" "$libdir/rtkit/plugins/rtkit_
     "$libdir/cmake/rtkit/rtkitTargets.cmake" "$libdir/cmake/rtkit/RtkitPlugin.cmake" \
     "$libdir/librtkit_config.so" "$libdir/librtkit_conformance.a" \
     include/rtkit/plugin.hpp include/rtkit/reactor.hpp include/rtkit/config/make_runtime.hpp \
-    include/rtkit/conformance/conformance.hpp; do
+    include/rtkit/conformance/conformance.hpp share/doc/rtkit/conformance.md; do
     [ -e "$prefix/$file" ] || fail "the install has no $file"
 done
+
+step "rtctl conformance --list and the installed doc say what each conformance case checks"
+"$rtctl" conformance --list >"$work/cases.out" 2>&1 || { cat "$work/cases.out"; fail "rtctl conformance --list"; }
+grep -q "^  reactor.signal_does_not_end_poll$" "$work/cases.out" ||
+    { cat "$work/cases.out"; fail "rtctl conformance --list does not list reactor.signal_does_not_end_poll"; }
+grep -q "^| \`reactor.signal_does_not_end_poll\` |" "$prefix/share/doc/rtkit/conformance.md" ||
+    fail "share/doc/rtkit/conformance.md does not list reactor.signal_does_not_end_poll"
 
 step "the installed rtctl uses the installed kernel and its built-in plugins"
 "$rtctl" plugins list >"$work/list.out" 2>&1 || { cat "$work/list.out"; fail "rtctl plugins list"; }

@@ -73,20 +73,53 @@ inline constexpr const char* thread_bound_reactor_name = "rtkit.thread_bound.v1"
 /// The kernel keeps the rest: every registration's interest, the readiness
 /// delivered and not yet consumed ("latched": kept until an operation meets
 /// EAGAIN, so an edge that arrives while nobody waits is not lost), and the
-/// wakers armed on it. A task's I/O tries the syscall; on EAGAIN the kernel
-/// forgets that readiness and, with nothing latched, arms the task's waker and
-/// calls watch(); a delivery then latches the bits and wakes it.
+/// tasks waiting on it (any number, in either direction). A task's I/O tries
+/// the syscall; on EAGAIN the kernel forgets that readiness (with a latched
+/// hang-up or error, which the syscall would have reported) and, with nothing
+/// latched, calls watch() for the direction the task waits for; a delivery
+/// then latches the bits and wakes the tasks waiting for them.
 ///
-/// Rules, each checked by a case of the conformance suite (conformance/README.md):
-/// - every readiness goes to the token of the registration it belongs to;
+/// Rules, each checked by a case of the conformance suite (`rtctl
+/// conformance --list` says what each case checks; so does
+/// share/doc/rtkit/conformance.md where rtkit is installed):
+/// - every readiness goes to the token of the registration it belongs to,
+///   also when several registrations are ready in one poll() (cases
+///   reactor.readiness_reaches_only_its_registration, reactor.several_ready_in_one_poll);
 /// - readiness that exists or arrives while the kernel waits (after watch())
-///   is delivered by a later poll(), also when it arrived before watch();
+///   is delivered by a later poll(), also when it arrived before watch()
+///   (cases reactor.read_readiness, reactor.write_readiness,
+///   reactor.readiness_before_a_wait_is_not_lost, reactor.readiness_survives_a_flood);
+/// - a peer's hang-up is delivered as ready::hangup, a pending error as
+///   ready::error (cases reactor.hangup_reported, reactor.error_reported);
+/// - watch() adds: the directions it asks for are watched as well as those
+///   asked for before and not delivered since; no call narrows what is
+///   watched (cases reactor.interest_changes, reactor.watch_adds_a_direction);
 /// - a delivered direction (readable or writable) need not be delivered again
 ///   until watch() asks for it again, and a level-triggered backend must not:
 ///   it would return from every poll() at once (a busy loop) for readiness the
-///   kernel already holds;
+///   kernel already holds (case reactor.delivered_readiness_is_not_repeated);
+/// - what one poll() does not deliver (it fetches at most so many events, say)
+///   the next poll() delivers without waiting for its timeout (case
+///   reactor.burst_beyond_any_cap);
 /// - wake() makes a blocking poll() return promptly, or the next one return at
-///   once; many wakes before one poll() coalesce.
+///   once; many wakes before one poll() coalesce (cases
+///   reactor.wake_ends_a_blocking_poll, reactor.many_wakes_coalesce);
+/// - poll() waits no less than its timeout when nothing happens, and a signal
+///   caught meanwhile does not make it throw (cases reactor.poll_honours_timeout,
+///   reactor.signal_does_not_end_poll);
+/// - add() refuses a descriptor that is not open, serves every registration
+///   up to its limits(), and serves a descriptor number registered again after
+///   remove() (cases reactor.add_refuses_a_closed_descriptor,
+///   reactor.ten_thousand_descriptors, reactor.reused_descriptor_is_watched_anew).
+///
+/// Tolerated, because the kernel checks every readiness with the syscall
+/// itself and polls again when a poll() returns: readiness a descriptor does
+/// not have (spurious readiness, or what a removed registration had delivered
+/// under the token of the next registration of its descriptor number) costs
+/// a syscall that meets EAGAIN and forgets it; a poll() that returns early
+/// (EINTR not retried, say) is followed by another. Never tolerated: readiness
+/// lost, delivered under another live registration's token, or delivered
+/// again and again (the rules above).
 ///
 /// Threads: the kernel calls every method but wake() from one thread at a
 /// time; the thread can change between calls (the current-thread runtime
@@ -117,27 +150,42 @@ class reactor : public plugin_object {
     /// EPERM for a regular file under epoll, ...). Nothing of it stays then.
     virtual void add(int fd, io_token token) = 0;
 
-    /// The kernel now waits for `want` on this registration and holds none of
-    /// it latched. An edge-triggered backend that reports everything from
-    /// add() on ignores it; a level-triggered one watches those directions
-    /// again; a lazy one starts watching now. May throw std::system_error
-    /// (the backend's queue is full): the wait then fails.
+    /// The kernel now waits for `want` on this registration (one direction:
+    /// a task about to read, or to write) and holds none of it latched. Adds
+    /// `want` to what is watched: the other direction stays watched if it was
+    /// asked for and not delivered since (one task may be reading while
+    /// another writes). An edge-triggered backend that reports everything
+    /// from add() on ignores it; a level-triggered one watches that direction
+    /// again; a lazy one starts watching now. The reactor is never told when
+    /// a waiting task gives up (it is cancelled, or times out): it may go on
+    /// watching until it delivers, and what it delivers then is latched. May
+    /// throw std::system_error (the backend's queue is full): the wait then
+    /// fails.
     virtual void watch(int fd, io_token token, interest want) = 0;
 
-    /// Stops watching: nothing is delivered for `token` afterwards, not even
-    /// an event fetched already. Called before the descriptor is closed; must
-    /// also cope with one closed already (the kernel drops a closed
-    /// descriptor's registration from epoll by itself).
+    /// Stops watching: called before the descriptor is closed (the kernel
+    /// has ended every wait on it), so the reactor must let go of it now and
+    /// not touch the number afterwards (it will belong to another file); it
+    /// must also cope with one closed already (the kernel drops a closed
+    /// descriptor's registration from epoll by itself). Nothing delivered for
+    /// `token` afterwards reaches anyone (the kernel ignores a removed token);
+    /// readiness of this descriptor delivered under the token of the next
+    /// registration of its number is tolerated (see above).
     virtual void remove(int fd, io_token token) noexcept = 0;
 
     /// Waits up to `timeout` (negative: no limit; zero: do not block) for
     /// readiness, delivering each to `sink`, and returns early after wake().
-    /// Also reaps a completion-based backend's completions and wakes their
-    /// wakers; returns how many of those it woke (0 for readiness only).
-    /// EINTR is retried with what is left of the timeout. Throws
-    /// std::system_error when the wait itself fails: the kernel then ends the
-    /// block_on driving the worker with it (or stops the runtime's background
-    /// thread, reported on stderr); what was delivered before stands.
+    /// A reactor may deliver in a later poll() what it found (a per-poll
+    /// batch limit; readiness reaped outside poll()); that poll() then
+    /// delivers it and does not wait for its timeout. Also reaps a
+    /// completion-based backend's completions and wakes their wakers; returns
+    /// how many of those it woke (0 for readiness only). EINTR (a signal the
+    /// program catches) is retried with what is left of the timeout
+    /// (reactor_support::wait_through_interrupts), or ends the poll early
+    /// (tolerated), never as an error. Throws std::system_error when the wait
+    /// itself fails: the kernel then ends the block_on driving the worker
+    /// with it (or stops the runtime's background thread, reported on
+    /// stderr); what was delivered before stands.
     virtual std::size_t poll(duration timeout, readiness_sink& sink) = 0;
 
     /// Any thread, any time. Makes a blocking poll() return promptly, or the
@@ -147,7 +195,12 @@ class reactor : public plugin_object {
 
     /// What this backend can hold; the kernel refuses an add() beyond it with
     /// EMFILE and a message naming the limit, and the conformance suite runs
-    /// its large cases at this size. Constant for the object's life.
+    /// its large cases at this size (otherwise it opens up to 10,000
+    /// descriptors, raising RLIMIT_NOFILE where it can). The reactor's own
+    /// descriptors (an epoll or wake descriptor) are not registrations: they
+    /// do not count against max_registrations, and a backend with a
+    /// descriptor_limit must keep its own below that limit itself. Constant
+    /// for the object's life.
     virtual reactor_limits limits() const noexcept { return {}; }
 };
 

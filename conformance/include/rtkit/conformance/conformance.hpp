@@ -48,8 +48,17 @@ report run_lanes_conformance(const std::filesystem::path& file, const option_tab
 /// Runs the suite of the kind the file's descriptor declares.
 report run_conformance(const std::filesystem::path& file, const option_table& options = {});
 
-/// The names of the cases the suite of `kind` ("reactor", "timer" or "lanes")
-/// runs, in order ("reactor.read_readiness", ...); empty for another kind.
+/// A case of a suite, as `rtctl conformance --list` shows it.
+struct case_info {
+    std::string name;    ///< "reactor.read_readiness"
+    std::string checks;  ///< what it checks, in one line (conformance/README.md says the same)
+};
+
+/// The cases the suite of `kind` ("reactor", "timer" or "lanes") runs, in
+/// order; empty for another kind.
+std::vector<case_info> cases_of(std::string_view kind);
+
+/// Their names alone ("reactor.read_readiness", ...).
 std::vector<std::string> case_names(std::string_view kind);
 
 /// A plain-text rendering, one line per case and a summary, for rtctl and logs.
