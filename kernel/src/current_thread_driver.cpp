@@ -99,9 +99,10 @@ void current_thread_driver::adopt(held_worker w) {
 
 void current_thread_driver::start_background() noexcept {
     if (background_started_.load(std::memory_order_acquire)) return;
-    // A thread-bound reactor belongs to the thread that drives block_on: work
-    // waits for the next block_on there.
-    if (group_.io().thread_bound()) return;
+    // A thread-bound reactor belongs to the thread that drives block_on (and
+    // so does one that could not be shared): work waits for the next block_on
+    // there.
+    if (!group_.io().other_threads_may_drive()) return;
     std::lock_guard lock(background_mutex_);
     if (background_.joinable() || background_closed_) return;
     try {
@@ -160,6 +161,8 @@ void current_thread_driver::run_background(held_worker w) {
     };
     while (w) {
         try {
+            if (!group_.io().begin_driving_here())
+                throw std::runtime_error(group_.io().share_error());
             driving_scope driving(holder_thread_);
             scoped_driving holder(&w->get_handle());
             w->rescue_stranded();
@@ -275,6 +278,9 @@ held_worker current_thread_driver::acquire() {
 void current_thread_driver::release(held_worker w) {
     // Registered I/O needs someone in the reactor: such a worker never rests.
     const bool idle = !w->has_runnable() && !group_.has_io();
+    // Another thread may drive it next, with I/O of this one's in the
+    // reactor: a reactor cheaper for one thread is shared while this one can.
+    if (!idle) group_.io().share_before_handoff();
     std::optional<instant> deadline = idle ? w->next_deadline() : std::nullopt;
     held_worker retired;
     {
@@ -307,6 +313,7 @@ void current_thread_driver::drain_until(instant deadline) {
     while (group_.live_tasks() > 0 && worker_.now() < deadline) {
         if (held_worker w = acquire()) {
             loan borrowed(*this, std::move(w));
+            if (!group_.io().begin_driving_here()) return;
             scoped_driving holder(&borrowed.get().get_handle());
             borrowed.get().rescue_stranded();
             borrowed.get().run_until_drained(deadline);
@@ -389,6 +396,7 @@ std::exception_ptr current_thread_driver::drive(root_reference& reference) {
     }
     if (held_worker w = acquire()) {
         loan borrowed(*this, std::move(w));
+        if (!group_.io().begin_driving_here()) throw std::runtime_error(group_.io().share_error());
         scoped_driving holder(&borrowed.get().get_handle());
         borrowed.get().rescue_stranded();
         return drive_root_on(borrowed.get(), reference, false);

@@ -14,13 +14,45 @@ io_driver::io_driver(std::shared_ptr<reactor> backend, std::string name)
       limits_(backend_->limits()),
       thread_bound_(backend_->query_interface(thread_bound_reactor_name) != nullptr),
       completions_(static_cast<completion_reactor_v1*>(
-          backend_->query_interface(completion_reactor_v1_name))) {}
+          backend_->query_interface(completion_reactor_v1_name))),
+      handoff_(static_cast<driver_handoff_v1*>(backend_->query_interface(driver_handoff_v1_name))) {
+}
 
 bool io_driver::claim_for_this_thread() noexcept {
     if (!thread_bound_) return true;
     const std::uint64_t me = reactor_support::this_thread_number();
     std::uint64_t none = 0;
     return home_.compare_exchange_strong(none, me, std::memory_order_relaxed) || none == me;
+}
+
+bool io_driver::begin_driving_unshared() noexcept {
+    const std::uint64_t me = reactor_support::this_thread_number();
+    // A plain load first: every block_on of a one-thread runtime comes here.
+    std::uint64_t first = first_driver_.load(std::memory_order_relaxed);
+    if (first == me) return true;
+    if (first == 0 && first_driver_.compare_exchange_strong(first, me, std::memory_order_relaxed))
+        return true;
+    return share();  // a second thread: the backend is shared from now on
+}
+
+bool io_driver::share_before_handoff() noexcept {
+    if (!handoff_ || shared_.load(std::memory_order_acquire)) return true;
+    return share();
+}
+
+bool io_driver::share() noexcept {
+    if (share_failed_.load(std::memory_order_acquire)) return false;
+    try {
+        handoff_->share();
+        shared_.store(true, std::memory_order_release);
+        return true;
+    } catch (const std::exception& e) {
+        share_error_ = "reactor " + name_ + " could not be shared between threads: " + e.what();
+    } catch (...) {
+        share_error_ = "reactor " + name_ + " could not be shared between threads";
+    }
+    share_failed_.store(true, std::memory_order_release);
+    return false;
 }
 
 void io_driver::refuse(const std::string& why) const {

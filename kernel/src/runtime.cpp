@@ -150,10 +150,14 @@ class runtime_core {
         description.timer = timer_choice.description;
         description.lanes = lanes_choice.description;
         // The kernel's side of the reactor (its registrations) over the plugin.
+        auto driver = std::make_shared<io_driver>(std::move(io), description.reactor);
+        // The workers share the reactor: one cheaper for a single thread is
+        // shared before any of them drives it.
+        if (multi && !driver->share_before_handoff())
+            throw std::runtime_error(driver->share_error());
         group = std::make_unique<worker_group>(
             multi ? worker_group::flavor::multi_thread : worker_group::flavor::current_thread,
-            std::make_shared<io_driver>(std::move(io), description.reactor), config.huge_pages,
-            time);
+            std::move(driver), config.huge_pages, time);
         group->set_blocking_pool(std::make_shared<blocking_pool>(config.blocking));
         // Each worker has its own timer driver and lane policy.
         group->add_worker(std::move(timers), std::move(lanes));

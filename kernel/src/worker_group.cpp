@@ -265,18 +265,21 @@ void worker_group::retire() noexcept {
     if (retired_) return;
     retired_ = true;
     shutting_down_.store(true, std::memory_order_release);
-    if (!io_->claim_for_this_thread()) {
-        // Unwinding tasks waits for their I/O in the reactor, which only its
-        // home thread may enter: leave the tasks as they are.
+    const bool home = io_->claim_for_this_thread();
+    if (!home || !io_->begin_driving_here()) {
+        // Unwinding tasks waits for their I/O in the reactor, which this
+        // thread may not enter: leave the tasks as they are.
         const std::size_t left = live_tasks();
         const bool queued = spawns_in_flight();
         if (left > 0 || queued)
             report_diagnostic({diagnostic_kind::tasks_leaked,
                                std::to_string(left) + " task(s)" +
                                    (queued ? " and spawned tasks not yet started" : "") +
-                                   " leaked at shutdown: the runtime's reactor is bound to the "
-                                   "thread that first drove it, and this is another thread; "
-                                   "shut the runtime down on that thread"});
+                                   " leaked at shutdown: " +
+                                   (home ? io_->share_error()
+                                         : "the runtime's reactor is bound to the thread that "
+                                           "first drove it, and this is another thread; shut "
+                                           "the runtime down on that thread")});
         return;
     }
     // Cancel and unwind: every task sees task_cancelled at its next await

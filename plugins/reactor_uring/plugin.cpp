@@ -10,9 +10,9 @@ constexpr rtkit_option_decl uring_options[] = {
     {"sqpoll", RTKIT_OPTION_BOOL, "false", 0, 0, nullptr,
      "a kernel thread polls the submission queue (costs a core while busy)"},
     {"single_issuer", RTKIT_OPTION_BOOL, "false", 0, 0, nullptr,
-     "one thread drives the ring (SINGLE_ISSUER | DEFER_TASKRUN, Linux 6.1+): cheaper "
-     "completions; current_thread runtimes only, which then run tasks only inside block_on "
-     "on the first thread that drove them"},
+     "the ring is the first driving thread's for good (it is by default while one thread "
+     "drives it): current_thread runtimes only, which then run tasks only inside block_on on "
+     "that thread"},
     {"test_fail_probe_errno", RTKIT_OPTION_INT, "0", 0, 4095, nullptr,
      "fault injection: when nonzero the probe fails with this errno (1 EPERM, 38 ENOSYS)"},
     {"test_fail_wake_rearms", RTKIT_OPTION_INT, "0", 0, 4095, nullptr,

@@ -27,6 +27,11 @@ class provided_buffers {
     /// of two (at most 32768). Returns the negated errno when the kernel has
     /// no buffer rings (before 5.19): the caller then does without.
     int setup(io_uring& ring, unsigned count, unsigned size);
+    /// Registers the same buffers with `to` instead of `from` (which is about
+    /// to close, and which the kernel no longer fills them from), offering
+    /// it every buffer except those `held` by id (bytes not read yet).
+    /// Returns the negated errno when `to` refuses them.
+    int move_to(io_uring& from, io_uring& to, const std::vector<bool>& held);
     /// Unregisters (before the ring is closed). Idempotent.
     void teardown(io_uring& ring) noexcept;
 
@@ -43,6 +48,10 @@ class provided_buffers {
     void recycle(std::uint16_t id) noexcept;
 
   private:
+    /// Maps a buffer ring, registers it with `ring` and offers it every
+    /// buffer not `held` (empty: none is).
+    int register_with(io_uring& ring, const std::vector<bool>& held);
+
     io_uring_buf_ring* ring_ = nullptr;
     std::size_t ring_bytes_ = 0;
     std::vector<std::byte> storage_;

@@ -100,27 +100,54 @@ unsigned clamp_length(std::size_t n) {
 uring_reactor::uring_reactor(const rtkit::plugin_options& options)
     : uring_reactor(settings_from(options)) {}
 
-uring_reactor::uring_reactor(const ring_settings& settings)
-    : single_issuer_(settings.single_issuer) {
-    open_ring(ring_, settings);
+uring_reactor::uring_reactor(const ring_settings& settings) : settings_(settings) {
     // Blocking on purpose: io_uring answers a READ of an O_NONBLOCK file with
     // EAGAIN instead of waiting. wake() never blocks on it (the counter would
     // have to reach 2^64 - 2).
     wake_fd_ = eventfd(0, EFD_CLOEXEC);
-    if (wake_fd_ < 0) {
-        const int saved = errno;
-        io_uring_queue_exit(&ring_);
-        throw std::system_error(saved, std::generic_category(), "eventfd");
+    if (wake_fd_ < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
+    // Cheapest first: a ring of one issuer, shared later if another thread
+    // comes (share()); SQPOLL's kernel thread rules that out.
+    mode_ = settings.single_issuer ? ring_mode::bound
+            : settings.sqpoll      ? ring_mode::shared
+                                   : ring_mode::first_thread;
+    try {
+        try {
+            open(mode_ == ring_mode::shared);
+        } catch (const std::system_error& e) {
+            // A kernel without SINGLE_ISSUER | DEFER_TASKRUN (before 6.1).
+            if (mode_ != ring_mode::first_thread || e.code().value() != EINVAL) throw;
+            mode_ = ring_mode::shared;
+            open(true);
+        }
+    } catch (...) {
+        close(wake_fd_);
+        throw;
     }
+    arm_wake_read();
     // Buffered recv is an optimisation: without buffer rings (Linux 5.19) or
     // multishot recv (6.0) every recv goes to the kernel whole.
     if (settings.recv_buffers > 0 &&
-        buffers_.setup(ring_, settings.recv_buffers, settings.recv_buffer_size) == 0 &&
+        buffers_->setup(ring_, settings.recv_buffers, settings.recv_buffer_size) == 0 &&
         multishot_recv_works()) {
         multishot_recv_ = true;
-        chunk_next_.assign(buffers_.count(), -1);
-        chunk_length_.assign(buffers_.count(), 0);
+        chunk_next_.assign(buffers_->count(), -1);
+        chunk_length_.assign(buffers_->count(), 0);
     }
+    failing_wake_rearms_ = settings.fail_wake_rearms;  // only re-arms fail, not the first arm
+}
+
+uring_reactor::~uring_reactor() {
+    // Ends every request still in the kernel; nothing of ours is touched after
+    // (the provided buffers are unmapped after this, by their destructor).
+    io_uring_queue_exit(&ring_);
+    close(wake_fd_);
+}
+
+void uring_reactor::open(bool shared) {
+    ring_settings settings = settings_;
+    settings.single_issuer = !shared;
+    open_ring(ring_, settings);
     // Registered files spare every operation the kernel's file lookup and
     // reference count. An optimisation, so off where it cannot work: with
     // SQPOLL (its thread reads an update's descriptor when it likes), without
@@ -132,23 +159,127 @@ uring_reactor::uring_reactor(const ring_settings& settings)
     rlimit open_files{};
     if (getrlimit(RLIMIT_NOFILE, &open_files) == 0 && open_files.rlim_cur < slots)
         slots = static_cast<unsigned>(open_files.rlim_cur);
+    fixed_slots_ = 0;
     if (slots > 0 && io_uring_register_files_sparse(&ring_, slots) == 0) {
         fixed_slots_ = slots;
         fixed_fd_values_ = std::make_unique<int[]>(slots);
     }
-    arm_wake_read();
-    failing_wake_rearms_ = settings.fail_wake_rearms;  // only re-arms fail, not this first arm
 }
 
-uring_reactor::~uring_reactor() {
-    // Ends every request still in the kernel; nothing of ours is touched after
-    // (the provided buffers are unmapped after this, by their destructor).
-    io_uring_queue_exit(&ring_);
-    close(wake_fd_);
+void uring_reactor::share() {
+    if (mode_ != ring_mode::first_thread) return;
+    // A ring no thread entered yet is this thread's now.
+    if (issuer_.load(std::memory_order_relaxed) == 0) claim_ring();
+    const bool mine =
+        issuer_.load(std::memory_order_relaxed) == rtkit::reactor_support::this_thread_number();
+    if (!mine && (table_.size() > 0 || operations_in_flight_ > 0))
+        throw std::system_error(
+            EBUSY, std::generic_category(),
+            "the uring reactor's ring belongs to the thread that first drove it, which left "
+            "requests in it; only that thread can hand them over");
+    if (mine) cancel_everything();
+    // Only the issuer knows its requests are all back; another thread leaves
+    // the old ring's buffers to it. (The old ring's wake-up READ cannot eat a
+    // later wake(): under DEFER_TASKRUN it would read only inside its
+    // issuer's io_uring_enter, which never comes, and closing the ring
+    // cancels it.)
+    io_uring old = ring_;
+    const unsigned old_slots = fixed_slots_;
+    try {
+        open(true);
+    } catch (...) {
+        ring_ = old;
+        resume_registrations(false);
+        throw;
+    }
+    move_buffers(old, mine);
+    // The old ring's registered files keep their sockets open until the
+    // kernel has torn it down, later: let go of them now, so that a close
+    // closes (the issuer can; another thread's ring has none in use).
+    if (mine && old_slots > 0) io_uring_unregister_files(&old);
+    io_uring_queue_exit(&old);
+    mode_ = ring_mode::shared;
+    wake_read_armed_ = false;  // the next poll() arms it in the new ring
+    resume_registrations(true);
+}
+
+void uring_reactor::resume_registrations(bool new_ring) {
+    for (std::uint32_t index = 0; index < table_.slot_count(); ++index) {
+        table::entry* r = table_.find_slot(index);
+        if (!r) continue;
+        uring_state& st = r->extra;
+        if (new_ring) st.fixed_file = false;  // the old ring's table went with it
+        const rtkit::io_token token = table_.token_of_fd(r->fd);
+        try {
+            for (const unsigned direction : {rtkit::ready::readable, rtkit::ready::writable})
+                if (st.polls_to_rearm & direction) arm_poll(token, *r, direction);
+            restart_reader(token, *r);
+        } catch (...) {
+            // No submission entry even after a flush: deliver what the waiters
+            // wait for as if it came, so they try their syscall and wait again,
+            // and let a parked reader finish on readiness.
+            r->latched |= st.polls_to_rearm;
+            readiness_kept_ = readiness_kept_ || st.polls_to_rearm != 0;
+            if (rtkit::io_completion* done =
+                    st.recv_armed ? nullptr : std::exchange(st.reader, nullptr)) {
+                done->result = -EAGAIN;
+                done->pending = false;
+                done->on_complete.wake();
+            }
+        }
+        st.polls_to_rearm = 0;
+    }
+}
+
+void uring_reactor::cancel_everything() {
+    io_uring_sqe* sqe = next_sqe();
+    io_uring_prep_cancel64(sqe, 0, IORING_ASYNC_CANCEL_ANY);
+    io_uring_sqe_set_data64(sqe, kind_ignore);
+    // The wake-up READ waits for the eventfd in a kernel worker: a count
+    // completes it, whatever its cancellation does.
+    const std::uint64_t one = 1;
+    [[maybe_unused]] const ssize_t n = write(wake_fd_, &one, sizeof one);
+    const auto anything_armed = [this] {
+        for (std::uint32_t index = 0; index < table_.slot_count(); ++index)
+            if (const table::entry* r = table_.find_slot(index))
+                if (r->extra.polls_armed || r->extra.recv_armed) return true;
+        return false;
+    };
+    sharing_ = true;
+    while (operations_in_flight_ > 0 || wake_read_armed_ || anything_armed()) {
+        const int rc = io_uring_submit_and_wait(&ring_, 1);
+        if (rc < 0 && rc != -EINTR && rc != -ETIME && rc != -EBUSY && rc != -EAGAIN) {
+            sharing_ = false;
+            throw std::system_error(-rc, std::generic_category(), "io_uring_enter");
+        }
+        reap(nullptr);  // readiness met on the way waits for the next poll()
+    }
+    sharing_ = false;
+}
+
+void uring_reactor::move_buffers(io_uring& old, bool reuse) {
+    if (!multishot_recv_) return;
+    int rc = 0;
+    if (reuse) {
+        // Every buffer but those holding bytes no reader took yet.
+        std::vector<bool> held(buffers_->count(), false);
+        for (std::uint32_t index = 0; index < table_.slot_count(); ++index)
+            if (const table::entry* r = table_.find_slot(index))
+                for (int id = r->extra.head; id >= 0;
+                     id = chunk_next_[static_cast<std::size_t>(id)])
+                    held[static_cast<std::size_t>(id)] = true;
+        rc = buffers_->move_to(old, ring_, held);
+    } else {
+        retired_buffers_.push_back(std::move(buffers_));
+        buffers_ = std::make_unique<provided_buffers>();
+        rc = buffers_->setup(ring_, settings_.recv_buffers, settings_.recv_buffer_size);
+    }
+    // The new ring took none: every recv goes to the kernel whole from now on.
+    if (rc < 0) multishot_recv_ = false;
 }
 
 void uring_reactor::claim_ring() {
-    if (!single_issuer_) return;
+    if (mode_ == ring_mode::shared) return;
     const std::uint64_t me = rtkit::reactor_support::this_thread_number();
     std::uint64_t issuer = 0;
     if (issuer_.compare_exchange_strong(issuer, me, std::memory_order_relaxed)) {
@@ -165,10 +296,13 @@ void uring_reactor::claim_ring() {
     if (issuer != me)
         throw std::system_error(
             EEXIST, std::generic_category(),
-            "the uring reactor has single_issuer = true: its ring belongs to the thread that "
-            "first drove it, and another thread called it; drive the runtime from that thread "
-            "only (if it has ended, the runtime cannot run I/O any more), or drop "
-            "[reactor.uring] single_issuer");
+            mode_ == ring_mode::bound
+                ? "the uring reactor has single_issuer = true: its ring belongs to the thread that "
+                  "first drove it, and another thread called it; drive the runtime from that "
+                  "thread only (if it has ended, the runtime cannot run I/O any more), or drop "
+                  "[reactor.uring] single_issuer"
+                : "the uring reactor's ring belongs to the thread that first drove it, and "
+                  "another thread called it before share()");
 }
 
 io_uring_sqe* uring_reactor::next_sqe() {
@@ -312,7 +446,9 @@ std::size_t uring_reactor::handle(const io_uring_cqe& cqe, rtkit::readiness_sink
     switch (data & 7) {
         case kind_operation: {
             auto* done = reinterpret_cast<rtkit::io_completion*>(data);
-            done->result = cqe.res;
+            --operations_in_flight_;
+            // Cancelled by share(): its submitter finishes it on readiness.
+            done->result = sharing_ && cqe.res == -ECANCELED ? -EAGAIN : cqe.res;
             done->pending = false;
             done->on_complete.wake();
             return 1;
@@ -321,9 +457,13 @@ std::size_t uring_reactor::handle(const io_uring_cqe& cqe, rtkit::readiness_sink
         case kind_poll_write: {
             table::entry* r = table_.find(token_of(data));
             if (!r) return 0;  // removed after the kernel posted it
-            r->extra.polls_armed &=
-                (data & 7) == kind_poll_write ? ~rtkit::ready::writable : ~rtkit::ready::readable;
-            if (cqe.res == -ECANCELED) return 0;
+            const unsigned direction =
+                (data & 7) == kind_poll_write ? rtkit::ready::writable : rtkit::ready::readable;
+            r->extra.polls_armed &= ~direction;
+            if (cqe.res == -ECANCELED) {
+                if (sharing_) r->extra.polls_to_rearm |= direction;  // the kernel still waits
+                return 0;
+            }
             const unsigned bits =
                 cqe.res < 0 ? rtkit::ready::error : ready_bits(static_cast<unsigned>(cqe.res));
             if (sink) {
@@ -422,8 +562,10 @@ void* uring_reactor::query_interface(const char* name) noexcept {
     if (!name) return nullptr;
     if (std::strcmp(name, rtkit::completion_reactor_v1_name) == 0)
         return static_cast<rtkit::completion_reactor_v1*>(this);
-    if (single_issuer_ && std::strcmp(name, rtkit::thread_bound_reactor_name) == 0)
+    if (mode_ == ring_mode::bound && std::strcmp(name, rtkit::thread_bound_reactor_name) == 0)
         return static_cast<rtkit::reactor*>(this);
+    if (mode_ == ring_mode::first_thread && std::strcmp(name, rtkit::driver_handoff_v1_name) == 0)
+        return static_cast<rtkit::driver_handoff_v1*>(this);
     return nullptr;
 }
 
@@ -466,6 +608,7 @@ void uring_reactor::submit(const rtkit::io_request& request, rtkit::io_completio
     }
     set_fixed_file(sqe, file);
     io_uring_sqe_set_data(sqe, &done);
+    ++operations_in_flight_;
     done.result = 0;
     done.pending = true;
 }
@@ -536,13 +679,14 @@ void uring_reactor::submit_buffered_recv(rtkit::io_token token, table::entry& r,
         return;
     }
     if (!st.recv_armed) {
-        if (buffers_.available() == 0) {
+        if (buffers_->available() == 0) {
             // Every provided buffer holds unread bytes: receive into the caller's.
             const int file = fixed_file(token, r);
             io_uring_sqe* sqe = next_sqe();
             io_uring_prep_recv(sqe, request.fd, request.buffer, clamp_length(request.length), 0);
             set_fixed_file(sqe, file);
             io_uring_sqe_set_data(sqe, &done);
+            ++operations_in_flight_;
             done.result = 0;
             done.pending = true;
             return;
@@ -574,7 +718,7 @@ int uring_reactor::take_queued(uring_state& st, void* buffer, unsigned length) n
         while (st.queued > 0 && copied < length) {
             const auto id = static_cast<std::uint16_t>(st.head);
             const unsigned n = std::min(chunk_length_[id] - st.head_offset, length - copied);
-            std::memcpy(out + copied, buffers_.data(id) + st.head_offset, n);
+            std::memcpy(out + copied, buffers_->data(id) + st.head_offset, n);
             copied += n;
             st.head_offset += n;
             if (st.head_offset == chunk_length_[id]) {
@@ -582,7 +726,7 @@ int uring_reactor::take_queued(uring_state& st, void* buffer, unsigned length) n
                 if (st.head < 0) st.tail = -1;
                 --st.queued;
                 st.head_offset = 0;
-                buffers_.recycle(id);
+                buffers_->recycle(id);
             }
         }
         return static_cast<int>(copied);
@@ -594,7 +738,7 @@ int uring_reactor::take_queued(uring_state& st, void* buffer, unsigned length) n
 void uring_reactor::restart_reader(rtkit::io_token token, table::entry& r) {
     uring_state& st = r.extra;
     if (!st.reader || st.has_result() || st.recv_armed) return;
-    if (buffers_.available() > 0) {
+    if (buffers_->available() > 0) {
         arm_recv(token, r);
         return;
     }
@@ -605,6 +749,7 @@ void uring_reactor::restart_reader(rtkit::io_token token, table::entry& r) {
     io_uring_prep_recv(sqe, r.fd, st.reader_buffer, st.reader_length, 0);
     set_fixed_file(sqe, file);
     io_uring_sqe_set_data(sqe, st.reader);
+    ++operations_in_flight_;
     st.reader->result = 0;
     st.reader = nullptr;
 }
@@ -612,11 +757,11 @@ void uring_reactor::restart_reader(rtkit::io_token token, table::entry& r) {
 std::size_t uring_reactor::handle_recv(const io_uring_cqe& cqe) noexcept {
     const bool has_buffer = cqe.flags & IORING_CQE_F_BUFFER;
     const auto id = static_cast<std::uint16_t>(cqe.flags >> IORING_CQE_BUFFER_SHIFT);
-    if (has_buffer) buffers_.taken();
+    if (has_buffer) buffers_->taken();
     const rtkit::io_token token = token_of(cqe.user_data);
     table::entry* r = table_.find(token);
     if (!r) {
-        if (has_buffer) buffers_.recycle(id);  // removed: nobody will read these bytes
+        if (has_buffer) buffers_->recycle(id);  // removed: nobody will read these bytes
         return 0;
     }
     uring_state& st = r->extra;
@@ -631,7 +776,7 @@ std::size_t uring_reactor::handle_recv(const io_uring_cqe& cqe) noexcept {
         st.tail = id;
         ++st.queued;
     } else if (has_buffer) {
-        buffers_.recycle(id);
+        buffers_->recycle(id);
     }
     // ENOBUFS (no buffer was free) and ECANCELED (we stopped it) end the
     // multishot recv without ending the stream.
@@ -639,7 +784,8 @@ std::size_t uring_reactor::handle_recv(const io_uring_cqe& cqe) noexcept {
         st.end = cqe.res;
     const std::size_t woke = deliver(*r) ? 1 : 0;
     try {
-        restart_reader(token, *r);
+        // Not while share() empties the ring: it starts readers in the next one.
+        if (!sharing_) restart_reader(token, *r);
     } catch (...) {
         // No submission entry even after a flush: fail this recv rather than hang.
         if (rtkit::io_completion* done = std::exchange(st.reader, nullptr)) {
@@ -664,7 +810,7 @@ void uring_reactor::drop_queue(table::entry& r) noexcept {
     while (st.head >= 0) {
         const auto id = static_cast<std::uint16_t>(st.head);
         st.head = chunk_next_[id];
-        buffers_.recycle(id);
+        buffers_->recycle(id);
     }
     st.tail = -1;
     st.queued = 0;

@@ -29,9 +29,15 @@ namespace rtkit_uring {
 /// dispatch turn goes to the kernel with the next poll(), in one io_uring_enter that also waits.
 /// wake() writes an eventfd that a pending READ drains.
 ///
-/// With single_issuer the ring belongs to the first thread that enters it
-/// (SINGLE_ISSUER | DEFER_TASKRUN), and query_interface(thread_bound_reactor_name)
-/// says so to the kernel, which then keeps every call on that thread.
+/// The ring starts as its first driving thread's alone (SINGLE_ISSUER |
+/// DEFER_TASKRUN: completions run in batches inside that thread's own
+/// io_uring_enter), and the reactor offers rtkit::driver_handoff_v1: when the
+/// kernel says another thread will drive it, share() cancels what is in
+/// flight, moves to a ring any thread may enter, and resubmits (see
+/// README.md). With sqpoll, or a kernel without those flags, the ring is
+/// shared from the start. With single_issuer the ring is bound to its first
+/// driver for good, and query_interface(thread_bound_reactor_name) says so to
+/// the kernel, which then keeps every call on that thread.
 ///
 /// Buffered recv: the first recv on a registered socket starts a multishot
 /// recv (Linux 6.0+, probed at start) that receives into a ring of provided
@@ -46,7 +52,9 @@ namespace rtkit_uring {
 /// Completion user data: an io_completion's address (8-aligned, low bits 0),
 /// or a tagged slot + generation of that table, so a completion of a removed
 /// registration (whose slot and descriptor number may be reused) is dropped.
-class uring_reactor final : public rtkit::reactor, public rtkit::completion_reactor_v1 {
+class uring_reactor final : public rtkit::reactor,
+                            public rtkit::completion_reactor_v1,
+                            public rtkit::driver_handoff_v1 {
   public:
     explicit uring_reactor(const rtkit::plugin_options& options);
     explicit uring_reactor(const ring_settings& settings);
@@ -65,6 +73,9 @@ class uring_reactor final : public rtkit::reactor, public rtkit::completion_reac
     // rtkit::completion_reactor_v1
     void submit(const rtkit::io_request& request, rtkit::io_completion& done) override;
     void cancel(rtkit::io_completion& done) noexcept override;
+
+    // rtkit::driver_handoff_v1
+    void share() override;
 
   private:
     /// What the reactor keeps per registration beyond the table's own fields.
@@ -85,6 +96,9 @@ class uring_reactor final : public rtkit::reactor, public rtkit::completion_reac
         int tail = -1;
         unsigned queued = 0;
         unsigned head_offset = 0;
+        /// ready::readable / ready::writable: a poll cancelled by share(), to
+        /// arm again on the new ring.
+        unsigned polls_to_rearm = 0;
         /// A recv parked until data comes (not in the kernel), and its buffer.
         rtkit::io_completion* reader = nullptr;
         void* reader_buffer = nullptr;
@@ -100,10 +114,24 @@ class uring_reactor final : public rtkit::reactor, public rtkit::completion_reac
     /// full (and, with SQPOLL, waiting for the kernel thread to take entries).
     /// Throws std::system_error when the flush fails.
     io_uring_sqe* next_sqe();
-    /// Before entering the kernel: with single_issuer, the first caller
+    /// Before entering the kernel: on a ring of one issuer, the first caller
     /// enables the ring and becomes its only issuer; throws std::system_error
     /// (EEXIST, saying what to do) on any other thread.
     void claim_ring();
+    /// Opens the ring (one issuer's, unless `shared`) and its registered files.
+    void open(bool shared);
+    /// share() on the issuer: cancels every request in the ring and reaps
+    /// until none is left (operations then complete with -EAGAIN, polls are
+    /// marked to arm again, multishot recvs end).
+    void cancel_everything();
+    /// Moves the provided buffers from `old` to the ring now open (or gives
+    /// it fresh ones when `reuse` is false: requests of the old ring may
+    /// still fill them).
+    void move_buffers(io_uring& old, bool reuse);
+    /// After share() (in a new ring, or back in the old one when the new
+    /// could not be opened): arms the polls it cancelled again and starts
+    /// parked readers again.
+    void resume_registrations(bool new_ring);
     /// Arms a one-shot poll of `r` for `direction` (ready::readable or ready::writable).
     void arm_poll(rtkit::io_token token, table::entry& r, unsigned direction);
     /// The registered-file slot of registration `token` (its table index),
@@ -143,8 +171,20 @@ class uring_reactor final : public rtkit::reactor, public rtkit::completion_reac
     /// Delivers the readiness that cancel() reaped and kept.
     void deliver_kept(rtkit::readiness_sink& sink) noexcept;
 
+    /// How threads may drive the ring.
+    enum class ring_mode : std::uint8_t {
+        first_thread,  ///< its first driver's alone until share()
+        bound,         ///< its first driver's for good (single_issuer)
+        shared,        ///< any thread's, one at a time
+    };
+
     io_uring ring_{};
-    bool single_issuer_ = false;  ///< ring_settings::single_issuer
+    ring_settings settings_;
+    ring_mode mode_ = ring_mode::shared;
+    /// Whole operations in the kernel (an io_completion's address as user
+    /// data), for share() to know when all are back.
+    unsigned operations_in_flight_ = 0;
+    bool sharing_ = false;  ///< inside share(): cancelled requests are handed on
     /// The ring's only issuer once enabled, by a number no other thread of the
     /// process ever has (a std::thread::id may be reused by a new thread,
     /// which the kernel would refuse), or 0. Atomic for the first claim and
@@ -161,7 +201,10 @@ class uring_reactor final : public rtkit::reactor, public rtkit::completion_reac
     unsigned failing_wake_rearms_ = 0;  ///< ring_settings::fail_wake_rearms still to inject
     table table_;
     bool readiness_kept_ = false;  ///< some entry's latched bits await deliver_kept()
-    provided_buffers buffers_;
+    std::unique_ptr<provided_buffers> buffers_ = std::make_unique<provided_buffers>();
+    /// Buffers of a ring another thread abandoned: kept until the reactor
+    /// goes, since requests of that ring may still fill them.
+    std::vector<std::unique_ptr<provided_buffers>> retired_buffers_;
     bool multishot_recv_ = false;         ///< buffered recv is on (probe passed)
     std::vector<int> chunk_next_;         ///< per buffer id: the next in its queue, or -1
     std::vector<unsigned> chunk_length_;  ///< per buffer id: bytes received into it

@@ -18,6 +18,7 @@
 //                                removed is delivered to the next registration
 //                                of its number
 //   VARIANT_LIMITED              correct, with the limits its options declare
+//   VARIANT_REFUSES_TO_SHARE     offers driver_handoff_v1 and fails its share()
 // Each wraps a real backend: the epoll plugin, or for the level-triggered ones
 // the poll(2) reactor of examples/third_party_reactor. The EINTR variants are
 // the epoll plugin built against a different wait_through_interrupts
@@ -25,6 +26,9 @@
 #include <poll.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -45,7 +49,12 @@ using real_reactor = example_poll::poll_reactor;
 using real_reactor = rtkit_epoll::epoll_reactor;
 #endif
 
-class variant_reactor final : public rtkit::reactor {
+class variant_reactor final : public rtkit::reactor
+#ifdef VARIANT_REFUSES_TO_SHARE
+    ,
+                              public rtkit::driver_handoff_v1
+#endif
+{
   public:
     explicit variant_reactor(const rtkit::plugin_options& options)
 #if defined(VARIANT_ON_POLL_REACTOR)
@@ -131,6 +140,17 @@ class variant_reactor final : public rtkit::reactor {
     rtkit::reactor_limits limits() const noexcept override {
         return limits_;
     }
+#ifdef VARIANT_REFUSES_TO_SHARE
+    void* query_interface(const char* name) noexcept override {
+        if (name && std::strcmp(name, rtkit::driver_handoff_v1_name) == 0)
+            return static_cast<rtkit::driver_handoff_v1*>(this);
+        return nullptr;
+    }
+    void share() override {
+        throw std::system_error(ENOMEM, std::generic_category(),
+                                "refuses_to_share: no ring for others");
+    }
+#endif
 
   private:
     struct registration {

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <vector>
 
 #include "rtkit/conformance/conformance.hpp"
@@ -163,4 +164,34 @@ TEST_CASE("variants: a task of a runtime whose reactor is full gets the limit in
         co_return "no error";
     }());
     CHECK(said.find("holds at most 3 registrations (its declared limit)") != std::string::npos);
+}
+
+TEST_CASE("variants: a reactor that cannot be shared keeps the runtime on its thread - saying so") {
+    rtkit::runtime_config config;
+    config.plugin_search_path = {RTKIT_TEST_VARIANT_DIR};
+    config.reactor.preference = {"refuses_to_share"};
+    config.reactor.strict = true;
+    rtkit::runtime rt(config);
+    // A pipe outlives the first block_on: the worker would go to the
+    // background thread, which the reactor cannot be shared with.
+    auto pipe = rt.block_on(
+        []() -> rtkit::task<rtkit::net::pipe_ends> { co_return rtkit::net::open_pipe(); }());
+    auto round_trip = [](rtkit::net::pipe_ends& p) -> rtkit::task<std::string> {
+        co_await p.writer.write_all("ok");
+        std::string got(2, '\0');
+        co_await p.reader.read_exact(got.data(), got.size());
+        co_return got;
+    };
+    CHECK(rt.block_on(round_trip(pipe)) == "ok");  // the same thread: fine
+    std::string refusal;
+    std::thread([&] {
+        try {
+            rt.block_on(round_trip(pipe));
+        } catch (const std::runtime_error& e) {
+            refusal = e.what();
+        }
+    }).join();
+    CHECK(refusal.find("could not be shared between threads") != std::string::npos);
+    CHECK(refusal.find("no ring for others") != std::string::npos);
+    CHECK(rt.block_on(round_trip(pipe)) == "ok");  // still fine on its thread
 }

@@ -40,9 +40,8 @@ TEST_CASE("block_on without the worker: I/O on a socket made earlier is refused 
                 std::this_thread::yield();
             std::string refusal;
             try {
-                rt.block_on([](net::tcp_listener& l) -> task<void> {
-                    co_await l.accept();
-                }(listener));
+                rt.block_on(
+                    [](net::tcp_listener& l) -> task<void> { co_await l.accept(); }(listener));
             } catch (const no_runtime_error& e) {
                 refusal = e.what();
             }

@@ -247,12 +247,18 @@ TEST_CASE("single_issuer: the kernel binds the ring - and the reactor refuses a 
         void deliver(io_token, unsigned) noexcept override {}
     } sink;
     const std::vector<int> rings_before = io_uring_descriptors();
+    // By default the ring is its first driver's too, until it is shared.
     auto shared = plugin_loader().create_by_name<reactor>("uring", {});
     CHECK(shared->query_interface(thread_bound_reactor_name) == nullptr);
+    auto* handoff =
+        static_cast<driver_handoff_v1*>(shared->query_interface(driver_handoff_v1_name));
+    REQUIRE(handoff != nullptr);
     auto uring = plugin_loader().create_by_name<reactor>("uring", {{"single_issuer", true}});
     CHECK(uring->query_interface(thread_bound_reactor_name) != nullptr);
+    CHECK(uring->query_interface(driver_handoff_v1_name) == nullptr);
     uring->poll(duration{0}, sink);  // this thread enters first: it owns the ring
     shared->poll(duration{0}, sink);
+    handoff->share();
 
     std::string refusal;
     int code = 0;

@@ -68,6 +68,34 @@ class readiness_sink {
 /// reactor_support::this_thread_number() (a std::thread::id may be reused).
 inline constexpr const char* thread_bound_reactor_name = "rtkit.thread_bound.v1";
 
+/// The query_interface() name of rtkit::driver_handoff_v1.
+inline constexpr const char* driver_handoff_v1_name = "rtkit.driver_handoff.v1";
+
+/// Offered (through query_interface(driver_handoff_v1_name)) by a reactor
+/// that runs cheaper while one thread drives it, such as io_uring's
+/// single-issuer ring: until the kernel calls share(), it may take the first
+/// thread that calls a method other than wake() for its only driver. The
+/// kernel calls share() before a second thread drives the reactor: on the
+/// thread that drove it so far while that thread still may (a current-thread
+/// runtime handing its worker to its background thread; a multi-thread
+/// runtime, before its workers start), or else on the next thread, and then
+/// only when nothing is registered. From then on the reactor follows the
+/// thread rule of every reactor (rtkit::reactor).
+class driver_handoff_v1 {
+  public:
+    /// Lets any thread drive the reactor from now on. Called once at most.
+    /// What is in flight may be cancelled and resubmitted: an operation of
+    /// completion_reactor_v1 may complete with -EAGAIN then (its submitter
+    /// finishes it on readiness), and readiness found meanwhile is delivered
+    /// by the next poll(). Throws std::system_error when it cannot (the
+    /// kernel then keeps driving it from the thread it has, and says so
+    /// where another thread asks).
+    virtual void share() = 0;
+
+  protected:
+    ~driver_handoff_v1() = default;
+};
+
 /// A readiness backend: it watches descriptors and delivers what it sees.
 ///
 /// The kernel keeps the rest: every registration's interest, the readiness
@@ -129,10 +157,12 @@ inline constexpr const char* thread_bound_reactor_name = "rtkit.thread_bound.v1"
 /// thread-local state. wake() may be called from any thread at any time,
 /// concurrently with the others. Nothing here is re-entrant.
 ///
-/// A reactor that only one thread may drive (io_uring with SINGLE_ISSUER)
-/// answers query_interface(thread_bound_reactor_name) with a non-null
+/// A reactor that only one thread may drive (io_uring with single_issuer =
+/// true) answers query_interface(thread_bound_reactor_name) with a non-null
 /// pointer. The kernel then drives it from one thread only, the first that
-/// drives the runtime; see thread_bound_reactor_name.
+/// drives the runtime; see thread_bound_reactor_name. One that is cheaper
+/// while one thread drives it, but can be shared (io_uring by default),
+/// offers driver_handoff_v1 instead.
 ///
 /// A reactor that performs whole operations (io_uring) also offers
 /// rtkit::completion_reactor_v1 through query_interface(completion_reactor_v1_name):

@@ -104,6 +104,30 @@ class io_driver final : public readiness_sink {
     /// thread-bound; then the first thread to ask becomes its only driver.
     bool claim_for_this_thread() noexcept;
 
+    // A backend that runs cheaper while one thread drives it
+    // (driver_handoff_v1) is told to share when a second thread is about to.
+
+    /// Called by a thread that has just taken the right to drive the backend
+    /// (it holds the worker): true when it may drive it, the backend having
+    /// been shared if another thread drove it before. False when sharing
+    /// failed (share_error() says why).
+    bool begin_driving_here() noexcept {
+        if (!handoff_ || shared_.load(std::memory_order_acquire)) return true;
+        return begin_driving_unshared();
+    }
+    /// Called by the thread driving the backend before another thread may
+    /// take over while it still holds registrations (the current-thread
+    /// runtime's background thread): shares it now, when this thread still
+    /// can. False when sharing failed.
+    bool share_before_handoff() noexcept;
+    /// Whether a thread other than the one driving the backend now may ever
+    /// drive it: not for a thread-bound backend, nor one that failed to share.
+    bool other_threads_may_drive() const noexcept {
+        return !thread_bound_ && !share_failed_.load(std::memory_order_acquire);
+    }
+    /// Why sharing the backend failed, once it did.
+    const std::string& share_error() const noexcept { return share_error_; }
+
   private:
     /// A registration's waiting tasks, linked through their io_waiter.
     struct waiter_list {
@@ -142,6 +166,8 @@ class io_driver final : public readiness_sink {
 
     void deliver(io_token token, unsigned bits) noexcept override;
     [[noreturn]] void refuse(const std::string& why) const;
+    bool begin_driving_unshared() noexcept;
+    bool share() noexcept;
 
     std::shared_ptr<reactor> backend_;
     std::string name_;
@@ -153,6 +179,13 @@ class io_driver final : public readiness_sink {
     /// other thread of the process ever has, unlike a std::thread::id, which
     /// a new thread may reuse), or 0.
     std::atomic<std::uint64_t> home_{0};
+    /// The backend's driver_handoff_v1, or null.
+    driver_handoff_v1* const handoff_;
+    /// The first thread that drove a handoff backend (as home_), or 0.
+    std::atomic<std::uint64_t> first_driver_{0};
+    std::atomic<bool> shared_{false};        ///< handoff_->share() succeeded
+    std::atomic<bool> share_failed_{false};  ///< ...or threw share_error_
+    std::string share_error_;
     table table_;
     std::size_t became_ready_ = 0;  ///< counted by deliver() during one poll()
 };
