@@ -10,7 +10,8 @@
 # W1 W2 W3 W4 W5 W8 W9 compare ns per op. W6 compares wall time per sleep, CPU
 # time and lateness p99 (and prints p50 and max). W7 compares requests/s and the server's
 # CPU time (user + system) per request, for rtkit on epoll and on io_uring
-# (its ring shared by threads, and with single_issuer: one thread owns it),
+# (by default, and with single_issuer; both give W7's one-thread server the
+# ring of one issuer),
 # with the raw epoll and io_uring servers of ../shared/peers as the floor; it
 # also prints each rtkit server's CPU per request as a ratio to its floor's in
 # the same pass. The order of the six servers rotates from pass to pass, so none
