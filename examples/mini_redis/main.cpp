@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
     try {
         settings = mini_redis::parse_options(std::vector<std::string>(argv + 1, argv + argc));
     } catch (const mini_redis::usage_error& e) {
-        std::fprintf(stderr, "rtkit-mini-redis: %s\n%s", e.what(), mini_redis::usage);
+        std::fprintf(stderr, "rtkit-mini-redis: %s (--help lists the options)\n", e.what());
         return 2;
     }
     if (settings.help) {

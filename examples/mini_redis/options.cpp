@@ -106,7 +106,7 @@ options parse_options(const std::vector<std::string>& args) {
         } else if (option == "--shutdown-timeout") {
             o.shutdown_timeout = std::chrono::seconds(parse_number(option, value, 0, 24 * 60 * 60));
         } else {
-            throw usage_error("unknown option '" + option + "' (--help lists them)");
+            throw usage_error("unknown option '" + option + "'");
         }
     }
     return o;

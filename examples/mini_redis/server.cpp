@@ -76,9 +76,9 @@ rtkit::task<int> run(server_state& server, const std::string& runtime_name) {
 int serve(rtkit::runtime& rt, const options& settings) {
     server_state server(settings);
     const rtkit::runtime_description& d = rt.description();
-    const std::string runtime_name =
-        d.reactor + ", " + d.flavor +
-        (d.workers > 1 ? " with " + std::to_string(d.workers) + " workers" : "");
+    // "epoll, current_thread": the plugin's name without its file.
+    std::string runtime_name = d.reactor.substr(0, d.reactor.find(' ')) + ", " + d.flavor;
+    if (d.workers > 1) runtime_name += " with " + std::to_string(d.workers) + " workers";
     return rt.block_on(run(server, runtime_name));
 }
 

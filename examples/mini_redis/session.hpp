@@ -24,8 +24,12 @@ struct session {
     /// Hands the pending replies to the outbox; a refusal drops the client.
     void flush() {
         if (replies.empty() || dropped) return;
+        const std::size_t size = replies.size();
         if (!out.push(std::move(replies))) dropped = true;
+        // The next batch is likely as big: one allocation instead of a string
+        // growing by doubling (small replies stay in the string itself).
         replies.clear();
+        replies.reserve(size);
     }
 };
 
