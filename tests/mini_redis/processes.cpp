@@ -1,5 +1,7 @@
 #include "processes.hpp"
 
+#include <doctest/doctest.h>
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -186,6 +188,11 @@ server::server(const setup& runtime, const std::vector<std::string>& options)
         throw std::runtime_error("rtkit-mini-redis did not start (" + runtime.name +
                                  "): " + ready.value_or("no output") + "\n" + process_.errors());
     port_ = static_cast<std::uint16_t>(std::stoi(ready->substr(at + marker.size())));
+}
+
+server::~server() {
+    const std::string written = process_.errors();
+    CHECK_MESSAGE(written.empty(), "rtkit-mini-redis wrote on stderr:\n" << written);
 }
 
 int server::stop(int signal, std::chrono::milliseconds limit) {

@@ -70,10 +70,15 @@ const std::vector<setup>& setups();
 
 /// rtkit-mini-redis on a free loopback port, started with `setup`'s
 /// configuration and `options`; ready (listening) once constructed. Killed
-/// (SIGKILL) by the destructor unless stopped before.
+/// (SIGKILL) by the destructor unless stopped before; the destructor also
+/// checks that it wrote nothing on standard error (no diagnostic, no
+/// sanitizer report).
 class server {
   public:
     explicit server(const setup& runtime, const std::vector<std::string>& options = {});
+    ~server();
+    server(const server&) = delete;
+    server& operator=(const server&) = delete;
     std::uint16_t port() const noexcept { return port_; }
     pid_t pid() const noexcept { return process_.pid(); }
     /// Sends `signal` and returns the exit status (see child::wait).
