@@ -13,7 +13,9 @@
 #      with rtkit::conformance;
 #   5. build and run a program that embeds rtkit with rtkit::config: a runtime
 #      from a TOML file in one call, then TCP, a channel and a deadline from
-#      <rtkit/rtkit.hpp> alone; the RTKIT_* layer applies only when asked for.
+#      <rtkit/rtkit.hpp> alone; the RTKIT_* layer applies only when asked for;
+#   6. start the installed rtkit-mini-redis, which must find the installed
+#      kernel and plugins.
 #
 # Usage: package_test.sh BUILD_DIR SOURCE_DIR CMAKE GENERATOR CXX BUILD_TYPE
 #                        CXX_FLAGS MODULE_LINKER_FLAGS LIBDIR NM
@@ -50,7 +52,7 @@ plugin_dir=$prefix/$libdir/rtkit/plugins
 step "cmake --install $build_dir --prefix $prefix"
 "$cmake" --install "$build_dir" --prefix "$prefix" >"$work/install.log" 2>&1 ||
     { cat "$work/install.log"; fail "cmake --install failed"; }
-for file in bin/rtctl "$libdir/librtkit_kernel.so" "$libdir/rtkit/plugins/rtkit_reactor_epoll.so" \
+for file in bin/rtctl bin/rtkit-mini-redis "$libdir/librtkit_kernel.so" "$libdir/rtkit/plugins/rtkit_reactor_epoll.so" \
     "$libdir/rtkit/plugins/rtkit_timer_wheel.so" "$libdir/rtkit/plugins/rtkit_timer_heap.so" \
     "$libdir/rtkit/plugins/rtkit_lanes_three_lane.so" "$libdir/rtkit/plugins/rtkit_lanes_fifo.so" \
     "$libdir/rtkit/plugins/rtkit_lanes_lab.so" include/rtkit/clock.hpp \
@@ -276,5 +278,14 @@ RTKIT_REACTOR_PLUGIN=nosuch "$work/embed/build/embed" "$work/embed/runtime.toml"
     >"$work/embed-env.out" 2>&1 || status=$?
 [ "$status" -eq 3 ] && grep -q "environment variable RTKIT_REACTOR_PLUGIN: error: unknown reactor plugin 'nosuch'" "$work/embed-env.out" ||
     { cat "$work/embed-env.out"; fail "environment_layer::apply did not read RTKIT_REACTOR_PLUGIN"; }
+
+step "the installed rtkit-mini-redis starts on the installed plugins"
+coproc mini_redis { exec "$prefix/bin/rtkit-mini-redis" --port 0 --set reactor.strict=true 2>&1; }
+ready=""
+read -t 60 -r ready <&"${mini_redis[0]}" || true
+kill "$mini_redis_PID" 2>/dev/null || true
+wait "$mini_redis_PID" 2>/dev/null || true
+[[ "$ready" == "rtkit-mini-redis: ready to accept connections on 127.0.0.1:"*" (epoll, current_thread)" ]] ||
+    fail "the installed rtkit-mini-redis did not start: $ready"
 
 echo "package test: ok (the script ran in $elapsed_ms ms)"
