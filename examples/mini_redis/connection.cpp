@@ -79,10 +79,15 @@ rtkit::task<void> serve_connection(server_state& server, rtkit::net::tcp_stream 
         int socket;
         ~leave_on_exit() { clients.leave(socket); }
     } leave{server.clients, socket};
-    stream.set_nodelay(true);
+    try {
+        stream.set_nodelay(true);  // replies leave at once, as redis sends them
+    } catch (const std::system_error&) {
+        co_return;  // the client is gone already
+    }
     outbox out(server.settings.output_buffer_limit);
     session client(out, socket);
-    // Ends before the outbox goes: no publisher may reach it after.
+    // Ends before the outbox goes, also when this task is cancelled: no
+    // publisher may reach the outbox after.
     struct unsubscribe_on_exit {
         pubsub& channels;
         subscriber& s;
