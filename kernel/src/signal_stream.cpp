@@ -36,8 +36,10 @@ struct signal_listener {
         wait_awaiter(const wait_awaiter&) = delete;
         wait_awaiter& operator=(const wait_awaiter&) = delete;
         ~wait_awaiter() {
-            // A frame destroyed while suspended here: the hub lets go of it.
+            // A frame destroyed while suspended here: the hub and the reactor
+            // let go of it.
             if (armed_) signal_hub::get().disarm(l_.subscription);
+            if (l_.pipe.is_open()) l_.pipe.registration().withdraw(pipe_waiter_);
         }
 
         bool await_ready() const noexcept { return cancel_pending(); }
@@ -47,7 +49,8 @@ struct signal_listener {
             armed_ = true;
             unsigned bits = 0;
             try {
-                bits = l_.pipe.registration().poll_ready(interest::read, self->make_waker());
+                const borrowed_task_waker wake(self);
+                bits = l_.pipe.registration().poll_ready(interest::read, pipe_waiter_, wake.get());
             } catch (...) {
                 disarm();
                 throw;
@@ -63,7 +66,7 @@ struct signal_listener {
             if (!armed_) return;
             disarm();
             // Woken by the hub: the reactor keeps no waker of this wait.
-            l_.pipe.registration().withdraw(interest::read);
+            l_.pipe.registration().withdraw(pipe_waiter_);
         }
 
       private:
@@ -72,6 +75,7 @@ struct signal_listener {
             signal_hub::get().disarm(l_.subscription);
         }
         signal_listener& l_;
+        io_waiter pipe_waiter_;
         bool armed_ = false;
     };
 };

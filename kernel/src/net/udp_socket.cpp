@@ -8,6 +8,7 @@
 
 #include "net_error.hpp"
 #include "rtkit/cx.hpp"
+#include "rtkit/detail/readiness_awaiter.hpp"
 
 namespace rtkit::net {
 namespace {
@@ -33,7 +34,7 @@ task<long> on_readiness(registered_fd& fd, interest want, Attempt attempt, Descr
             cleared = true;
             if (registration.shared()) continue;
         }
-        co_await registration.ready(want);
+        (void)co_await rtkit::detail::readiness_awaiter(registration, want);
         cleared = false;
     }
 }
