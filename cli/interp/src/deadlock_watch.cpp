@@ -17,12 +17,18 @@ void sort_by_position(task_places& tasks) {
 deadlock_watch::task_alive::task_alive(deadlock_watch& watch, task_waits& task)
     : watch_(watch), task_(task) {
     std::lock_guard guard(watch_.lock_);
+    task_.slot = watch_.tasks_.size();
     watch_.tasks_.push_back(&task_);
 }
 
 deadlock_watch::task_alive::~task_alive() {
+    // The last task takes this one's slot: leaving costs the same with any
+    // number of tasks.
     std::lock_guard guard(watch_.lock_);
-    std::erase(watch_.tasks_, &task_);
+    task_waits* const last = watch_.tasks_.back();
+    last->slot = task_.slot;
+    watch_.tasks_[task_.slot] = last;
+    watch_.tasks_.pop_back();
 }
 
 deadlock_watch::waiting::waiting(deadlock_watch& watch, task_waits& task, script::source_pos where,

@@ -23,6 +23,8 @@ struct task_waits {
     /// The statement the task started last (a position inside the program,
     /// which outlives the task), or null: written by the task, read by the watch.
     std::atomic<const script::source_pos*> running_at{nullptr};
+    /// Where the watch keeps the task in its list; guarded by the watch.
+    std::size_t slot = 0;
 };
 
 /// Tasks, each with the statement where it waits.
