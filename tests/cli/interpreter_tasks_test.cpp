@@ -493,3 +493,24 @@ print read conn
     CHECK(r.err == "");
     CHECK(r.out == "the timeout ended the wait\nwoken\nhello\n");
 }
+
+TEST_CASE("a deadlock report groups the tasks that wait at one place") {
+    const auto r = run_script(R"(let c = channel(1)
+repeat 2000 {
+    spawn receiver {
+        recv c
+    }
+}
+join_all
+)");
+    CHECK(r.failed);
+    CHECK(r.err ==
+          "error: deadlock: every task waits for another one (on a channel, a join, a semaphore "
+          "or the end of the tasks it spawned), so none can go on\n"
+          "i.rts:4:9: note: 2000 tasks 'receiver' wait here\n"
+          "          recv c\n"
+          "          ^\n"
+          "i.rts:7:1: note: the top level waits here\n"
+          "  join_all\n"
+          "  ^\n");
+}

@@ -1,14 +1,19 @@
 #include "deadlock_watch.hpp"
 
 #include <algorithm>
+#include <string_view>
+#include <tuple>
 
 namespace rtkit::interp {
 namespace {
 
+/// In script order, and by task name at one place (the top level first).
 void sort_by_position(task_places& tasks) {
     std::sort(tasks.begin(), tasks.end(), [](const auto& a, const auto& b) {
-        return std::pair(a.second.line, a.second.column) <
-               std::pair(b.second.line, b.second.column);
+        return std::tuple(a.second.line, a.second.column, a.first->parent != nullptr,
+                          std::string_view(a.first->name)) <
+               std::tuple(b.second.line, b.second.column, b.first->parent != nullptr,
+                          std::string_view(b.first->name));
     });
 }
 

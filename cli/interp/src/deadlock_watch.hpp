@@ -27,7 +27,8 @@ struct task_waits {
     std::size_t slot = 0;
 };
 
-/// Tasks, each with the statement where it waits.
+/// Tasks, each with the statement where it waits (or runs), in script order
+/// and by name at one place (what deadlock_watch gives).
 using task_places =
     std::vector<std::pair<std::shared_ptr<const task_identity>, script::source_pos>>;
 

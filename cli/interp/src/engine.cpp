@@ -7,24 +7,13 @@
 #include <rtkit/cx.hpp>
 
 #include "rtkit/interp/script_failed.hpp"
+#include "task_notes.hpp"
 
 namespace rtkit::interp {
 namespace {
 
-/// One note per task: "task 'NAME' VERB here", or "the top level VERB here".
-std::string task_notes(const task_places& tasks, const std::string& verb) {
-    std::string text;
-    for (const auto& [task, where] : tasks)
-        text += script::format_note(
-            where, (task->parent ? "task '" + task->name + "' " : std::string("the top level ")) +
-                       verb + " here");
-    return text;
-}
-
-/// One note per task, at the statement where it waits.
-std::string wait_notes(const task_places& tasks) {
-    return task_notes(tasks, "waits");
-}
+constexpr task_verb waits{"waits", "wait"};
+constexpr task_verb runs{"is running a statement", "are running a statement"};
 
 std::string time_limit_message(rtkit::duration limit) {
     return "the script ran longer than its time limit of " +
@@ -198,7 +187,7 @@ rtkit::task<void> engine::watch_for_deadlock() {
         report_text(
             "error: deadlock: every task waits for another one (on a channel, a join, a "
             "semaphore or the end of the tasks it spawned), so none can go on\n" +
-            wait_notes(stuck));
+            task_notes(stuck, waits));
         stop("deadlock");
         co_return;
     }
@@ -221,7 +210,7 @@ rtkit::task<void> engine::watch_time_limit() {
         if (!waiting.empty() || !running.empty()) {
             if (time_limit_reported_.exchange(true)) co_return;
             report_text("error: " + time_limit_message(options_.max_time) + '\n' +
-                        wait_notes(waiting) + task_notes(running, "is running a statement"));
+                        task_notes(waiting, waits) + task_notes(running, runs));
             stop(time_limit_passed.message);
             co_return;
         }
