@@ -77,6 +77,7 @@ constexpr std::string_view source_name = "fuzz.rts";
 // Under the sanitizers a step takes 3 to 100 microseconds (a spawn is the
 // dearest): these bounds are what sets the harness's speed (README.md).
 constexpr std::uint64_t step_budget = 1'000;
+constexpr std::uint64_t task_limit = 200;
 constexpr rtkit::duration time_limit = 25ms;
 constexpr rtkit::duration deadlock_watch_period = 5ms;
 constexpr std::size_t heap_cap_bytes = 256u << 20;
@@ -339,7 +340,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::ostream out(&printed), err(&errors);
     rtkit::interp::interpreter interpreter(
         *program, out, err,
-        rtkit::interp::interpreter_options{step_budget, time_limit, deadlock_watch_period});
+        rtkit::interp::interpreter_options{.max_steps = step_budget,
+                                           .max_tasks = task_limit,
+                                           .max_time = time_limit,
+                                           .deadlock_watch_period = deadlock_watch_period});
     bool failed = false;
     bool stopped_by_heap_cap = false;
     {

@@ -77,6 +77,11 @@ CLI::App* add_run_command(CLI::App& app, run_options& options) {
                      "rounds, all tasks together); 0 for no limit")
         ->default_val(rtkit::interp::default_max_steps);
     command
+        ->add_option("--max-tasks", options.max_tasks,
+                     "stop the script with an error when a spawn would make more tasks alive at "
+                     "once than this; 0 for no limit")
+        ->default_val(rtkit::interp::default_max_tasks);
+    command
         ->add_option("--max-time", options.max_time_ns,
                      "stop the script with an error once it has run this long (a duration: "
                      "30s, 1.5s, 250ms), whatever its tasks wait for; default: no limit")
@@ -129,8 +134,9 @@ int run_command(const run_options& options) {
     // Declared before the runtime so that it outlives every task it runs.
     rtkit::interp::interpreter interpreter(
         *program, std::cout, std::cerr,
-        rtkit::interp::interpreter_options{options.max_steps,
-                                           rtkit::duration(options.max_time_ns)});
+        rtkit::interp::interpreter_options{.max_steps = options.max_steps,
+                                           .max_tasks = options.max_tasks,
+                                           .max_time = rtkit::duration(options.max_time_ns)});
     try {
         rtkit::runtime runtime(*config);
         runtime.block_on(interpreter.run());

@@ -23,6 +23,8 @@ struct run_options {
     std::vector<std::string> overrides;
     /// The interpreter's step budget (0: no limit).
     std::uint64_t max_steps = rtkit::interp::default_max_steps;
+    /// The interpreter's limit on live tasks (0: none).
+    std::uint64_t max_tasks = rtkit::interp::default_max_tasks;
     /// The interpreter's time limit in nanoseconds (0: none); --max-time
     /// takes a duration as scripts write it and stores it here.
     std::int64_t max_time_ns = 0;

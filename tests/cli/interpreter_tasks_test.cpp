@@ -514,3 +514,43 @@ join_all
           "  join_all\n"
           "  ^\n");
 }
+
+namespace {
+
+rtkit::interp::interpreter_options task_limit(std::uint64_t tasks) {
+    rtkit::interp::interpreter_options options;
+    options.max_tasks = tasks;
+    return options;
+}
+
+constexpr const char* too_many_tasks =
+    "error: the script has 300 tasks alive, its limit: a spawn that never ends, such as a "
+    "function that spawns itself? (rtctl run --max-tasks N raises the limit, 0 lifts it)";
+
+}  // namespace
+
+TEST_CASE("spawn recursion without an end stops at the limit on live tasks") {
+    // A chain: each task spawns the next, then waits for ever.
+    const auto chain =
+        run_script("fn f() {\n    spawn f()\n    sleep 1000s\n}\nf()\n", task_limit(300));
+    CHECK(chain.failed);
+    CHECK(first_error(chain) == "2:5: " + std::string(too_many_tasks));
+    CHECK(chain.err.find("note: in task 'f', spawned here by task 'f'") != std::string::npos);
+    CHECK(std::count(chain.err.begin(), chain.err.end(), '\n') == 6);  // reported once
+
+    // A tree: each task spawns two.
+    const auto tree =
+        run_script("fn f() {\n    spawn f()\n    spawn f()\n}\nf()\n", task_limit(300));
+    CHECK(tree.failed);
+    CHECK(first_error(tree).find(too_many_tasks) != std::string::npos);
+
+    // Tasks that end make room: 1,000 tasks in a row, never 300 at once.
+    const auto in_turn =
+        run_script("repeat 1000 {\n    let h = spawn t {\n    }\n    join h\n}\nprint \"done\"\n",
+                   task_limit(300));
+    CHECK_FALSE(in_turn.failed);
+    CHECK(in_turn.out == "done\n");
+    // 0 lifts the limit.
+    CHECK(run_script("repeat 1000 {\n    spawn t {\n        sleep 1ms\n    }\n}\n", task_limit(0))
+              .err == "");
+}

@@ -120,7 +120,7 @@ TEST_CASE("completion bash completes commands - options - and files") {
     CHECK(complete(r.out, "rtctl pl") == "plugins\n");
     CHECK(complete(r.out, "rtctl plugins \"\"") == "list info\n");
     CHECK(complete(r.out, "rtctl run --max-s") == "--max-steps\n");
-    CHECK(complete(r.out, "rtctl run --max-t") == "--max-time\n");
+    CHECK(complete(r.out, "rtctl run --max-t") == "--max-tasks --max-time\n");
     CHECK(complete(r.out, "rtctl plugins list --c") == "--config\n");
     CHECK(complete(r.out, "rtctl config check --s") == "--set\n");
     CHECK(complete(r.out, "rtctl completion \"\"") == "bash\n");
@@ -144,6 +144,14 @@ TEST_CASE("run --max-time takes a duration - stops a script that waits for ever"
     CHECK(bad.status == 2);
     CHECK(bad.err.find("'5' is not a duration: write one such as 30s, 1.5s or 250ms") !=
           std::string::npos);
+}
+
+TEST_CASE("run --max-tasks stops a spawn that recurses for ever") {
+    const auto r = run_rtctl({"run", "tests/cli/scripts/spawns_itself.rts", "--max-tasks", "50"});
+    CHECK(r.status == 1);
+    CHECK(r.err.rfind("tests/cli/scripts/spawns_itself.rts:3:5: error: the script has 50 tasks "
+                      "alive, its limit",
+                      0) == 0);
 }
 
 TEST_CASE("a race whose blocks both fail in the same turn - each failure reported once") {

@@ -55,7 +55,8 @@ rtkit::task<void> engine::run() {
     // The top level runs as a task of its own, so that stop() can cancel it.
     auto identity = std::make_shared<const task_identity>(task_identity{"", {}, nullptr});
     auto top = std::make_shared<task_record>(identity, nullptr, 0);
-    top->attach(rtkit::spawn(run_task(identity, program_.body, script::environment{}, top)));
+    top->attach(
+        rtkit::spawn(run_task(identity, program_.body, script::environment{}, top, live_task{})));
     {
         std::lock_guard guard(top_lock_);
         top_ = top;
@@ -155,6 +156,24 @@ void engine::out_of_time(const task_state& task, script::source_pos where) {
         stop(time_limit_passed.message);
     }
     throw rtkit::task_cancelled(time_limit_passed);
+}
+
+live_task engine::admit_task(const task_state& task, script::source_pos where) {
+    const std::uint64_t alive = live_tasks_.fetch_add(1, std::memory_order_relaxed);
+    live_task admitted(live_tasks_);
+    if (options_.max_tasks == 0 || alive < options_.max_tasks) return admitted;
+    const rtkit::cancel_reason reached{"the script's limit on live tasks was reached"};
+    if (!task_limit_reported_.exchange(true)) {
+        report_text(format_failure(script_failure(
+            script::script_error(
+                script::error_kind::runtime, where,
+                "the script has " + std::to_string(options_.max_tasks) +
+                    " tasks alive, its limit: a spawn that never ends, such as a function that "
+                    "spawns itself? (rtctl run --max-tasks N raises the limit, 0 lifts it)"),
+            false, task.identity)));
+        stop(reached.message);
+    }
+    throw rtkit::task_cancelled(reached);
 }
 
 void engine::track(const std::shared_ptr<script::object>& o) {

@@ -11,6 +11,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <rtkit/cx.hpp>
@@ -46,6 +47,23 @@ struct frame {
     task_state& task;
     script::environment env;
     script::value returned;
+};
+
+/// One live task of the script, from its spawn to the end of its frame (a
+/// parameter of the task's body, so it ends also for a task the runtime
+/// cancels before it starts). Empty for the top level.
+class live_task {
+  public:
+    live_task() noexcept = default;
+    explicit live_task(std::atomic<std::uint64_t>& count) noexcept : count_(&count) {}
+    live_task(live_task&& other) noexcept : count_(std::exchange(other.count_, nullptr)) {}
+    live_task& operator=(live_task&&) = delete;
+    ~live_task() {
+        if (count_) count_->fetch_sub(1, std::memory_order_relaxed);
+    }
+
+  private:
+    std::atomic<std::uint64_t>* count_ = nullptr;
 };
 
 class engine {
@@ -98,6 +116,9 @@ class engine {
     /// `task` ran the statement at `where`; stops the script and throws
     /// task_cancelled.
     [[noreturn]] void out_of_time(const task_state& task, script::source_pos where);
+    /// Counts a task `task` spawns at `where`. Past the limit on live tasks,
+    /// reports the error (once) and stops the script, and throws task_cancelled.
+    live_task admit_task(const task_state& task, script::source_pos where);
     /// When the time limit passes, set by run() before any task starts;
     /// instant::max() when there is none.
     rtkit::instant time_limit() const noexcept { return time_limit_; }
@@ -120,7 +141,7 @@ class engine {
     /// `record` (null for the root) and gives the value `return` gave.
     rtkit::task<script::value> run_task(std::shared_ptr<const task_identity> identity,
                                         const script::block& body, script::environment env,
-                                        std::shared_ptr<task_record> record);
+                                        std::shared_ptr<task_record> record, live_task alive);
     /// `body` as a scope of the current task (its body, or a region).
     rtkit::task<flow> run_scope(frame& f, const script::block& body);
     rtkit::task<flow> run_scope_body(rtkit::cx region, frame& f, const script::block& body,
@@ -157,6 +178,8 @@ class engine {
     std::mutex output_lock_;  ///< tasks may print from several threads
     std::atomic<std::size_t> errors_{0};
     std::atomic<std::uint64_t> steps_{0};
+    std::atomic<std::uint64_t> live_tasks_{0};  ///< spawned, frame not yet ended
+    std::atomic<bool> task_limit_reported_{false};
     deadlock_watch deadlocks_;
     std::mutex top_lock_;
     std::shared_ptr<task_record> top_;    ///< the top-level task, guarded by top_lock_

@@ -45,7 +45,8 @@ std::shared_ptr<script::task_outcome> worst_of(
 
 rtkit::task<script::value> engine::run_task(std::shared_ptr<const task_identity> identity,
                                             const script::block& body, script::environment env,
-                                            std::shared_ptr<task_record> record) {
+                                            std::shared_ptr<task_record> record,
+                                            live_task /*alive*/) {
     if (record)
         if (std::optional<std::string> reason = record->start()) {
             // Cancelled before it started: it ends so, running nothing.
@@ -139,6 +140,7 @@ rtkit::task<script::value> engine::spawn(frame& f, const script::spawn_expr& s,
     } else {
         env = f.env.snapshot();
     }
+    live_task alive = admit_task(f.task, where);
     task_scope& scope = *f.task.scopes.back();
     // Failed tasks that ended: a scope that spawns for ever does not grow.
     std::vector<rtkit::join_handle<script::value>> failed = scope.failed_handles(false);
@@ -147,7 +149,7 @@ rtkit::task<script::value> engine::spawn(frame& f, const script::spawn_expr& s,
     auto identity =
         std::make_shared<const task_identity>(task_identity{s.name, where, f.task.identity});
     std::shared_ptr<task_record> record = scope.new_record(identity);
-    scope.start(record, run_task(identity, *body, std::move(env), record));
+    scope.start(record, run_task(identity, *body, std::move(env), record, std::move(alive)));
     track(record);
     co_return std::shared_ptr<script::object>(record);
 }
@@ -181,7 +183,8 @@ rtkit::task<script::value> engine::race(frame& f, const script::race_expr& r,
             task_identity{"race block " + std::to_string(i + 1), where, f.task.identity});
         records.push_back(std::make_shared<task_record>(identity, nullptr, i));
         track(records.back());
-        blocks.push_back(run_task(identity, r.blocks[i], f.env.snapshot(), records.back()));
+        blocks.push_back(run_task(identity, r.blocks[i], f.env.snapshot(), records.back(),
+                                  admit_task(f.task, where)));
     }
     // rtkit::race runs them in a region of their own, cancels the losers and
     // waits for them to end before it returns.

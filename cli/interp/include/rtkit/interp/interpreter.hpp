@@ -19,12 +19,22 @@ namespace rtkit::interp {
 /// work, and an end for a loop that never waits.
 inline constexpr std::uint64_t default_max_steps = 100'000'000;
 
+/// A spawn past this many live tasks stops the script with an error unless
+/// told otherwise: far more than real scripts hold (each live task costs a
+/// few KiB), and an end for a spawn that recurses for ever, long before
+/// memory runs out.
+inline constexpr std::uint64_t default_max_tasks = 100'000;
+
 /// How often the deadlock watch looks, unless told otherwise.
 inline constexpr rtkit::duration default_deadlock_watch_period = std::chrono::milliseconds(100);
 
 struct interpreter_options {
     /// The step budget; 0 means no limit.
     std::uint64_t max_steps = default_max_steps;
+    /// The limit on live tasks (spawned and not yet ended, race blocks
+    /// included); 0 means none. A spawn past it reports the error at the
+    /// spawn and stops the script, as the step budget does.
+    std::uint64_t max_tasks = default_max_tasks;
     /// The time limit, on the runtime's clock from the start of run(); zero
     /// means none. A script still running then is stopped with an error at
     /// the statement that runs or the statements that wait (a `sleep`, an
