@@ -6,6 +6,7 @@
 #include <rtkit/rtkit.hpp>
 
 #include "exit_codes.hpp"
+#include "exit_watchdog.hpp"
 #include "lab_mode.hpp"
 #include "rtkit/config/load.hpp"
 #include "rtkit/interp/script_failed.hpp"
@@ -131,16 +132,33 @@ int run_command(const run_options& options) {
     const auto config = configure(options);
     if (!config) return exit_bad_input;
 
+    // rtctl ends at most this long after its script was stopped or its time
+    // limit passed (exit_watchdog.hpp).
+    constexpr auto grace = std::chrono::milliseconds(250);
+    std::optional<exit_watchdog> watchdog;
+    rtkit::interp::interpreter_options limits{
+        .max_steps = options.max_steps,
+        .max_tasks = options.max_tasks,
+        .max_time = rtkit::duration(options.max_time_ns),
+        .on_stop = [&watchdog] { watchdog->script_stopped(); }};
     // Declared before the runtime so that it outlives every task it runs.
-    rtkit::interp::interpreter interpreter(
-        *program, std::cout, std::cerr,
-        rtkit::interp::interpreter_options{.max_steps = options.max_steps,
-                                           .max_tasks = options.max_tasks,
-                                           .max_time = rtkit::duration(options.max_time_ns)});
+    rtkit::interp::interpreter interpreter(*program, std::cout, std::cerr, std::move(limits));
+    std::optional<exit_watchdog::clock::duration> time_limit;
+    if (options.max_time_ns > 0) time_limit = std::chrono::nanoseconds(options.max_time_ns);
+    watchdog.emplace(time_limit, grace, [&interpreter] {
+        return "rtctl: note: " + std::to_string(interpreter.live_tasks()) +
+               " tasks of the script are alive\n";
+    });
+    struct disarm_first {  // before the interpreter it describes goes
+        std::optional<exit_watchdog>& watchdog;
+        ~disarm_first() { watchdog.reset(); }
+    } disarm{watchdog};
     try {
         rtkit::runtime runtime(*config);
         runtime.block_on(interpreter.run());
+        watchdog->run_ended();
     } catch (const rtkit::interp::script_failed&) {
+        watchdog->run_ended();
         return exit_failed;  // each error was reported where it happened
     } catch (const std::exception& e) {
         std::cerr << "rtctl: error: " << e.what() << '\n';

@@ -146,6 +146,39 @@ TEST_CASE("run --max-time takes a duration - stops a script that waits for ever"
           std::string::npos);
 }
 
+TEST_CASE("run --max-time ends rtctl while tasks keep spawning tasks") {
+    // The tasks alive at the limit take far longer than the limit to unwind
+    // (the kernel cancels nested regions in time that grows faster than their
+    // number): rtctl leaves them to the system once the error is printed.
+    rtctl_limits limits;
+    limits.timeout_seconds = 60;
+    const auto r = run_rtctl({"run", "tests/cli/scripts/spawns_for_ever.rts", "--max-time", "0.3s",
+                              "--max-tasks", "0"},
+                             limits);
+    INFO(r.err);
+    CHECK(r.status == 1);
+    CHECK(r.err.find("error: the script ran longer than its time limit of 300ms") !=
+          std::string::npos);
+}
+
+TEST_CASE("run --max-time ends rtctl whatever a stuck reactor does - on multi_thread") {
+    // The reactor's wake() does nothing: one worker blocks in its poll() for
+    // ever while the other waits for the reactor. rtctl exits all the same.
+    rtctl_limits limits;
+    limits.timeout_seconds = 60;
+    const std::string search_path = "plugins.search_path=[\"" RTKIT_TEST_CLI_PLUGIN_DIR "\"]";
+    for (const char* script : {"examples/scripts/hello.rts", "tests/cli/scripts/waits_for_ever.rts",
+                               "tests/cli/scripts/spawns_itself.rts"}) {
+        CAPTURE(script);
+        const auto r = run_rtctl({"run", script, "--max-time", "0.3s", "--set", search_path,
+                                  "--set", "reactor.plugin=deaf", "--set",
+                                  "runtime.flavor=multi_thread", "--set", "runtime.workers=2"},
+                                 limits);
+        CHECK(r.status == 1);
+        CHECK(r.err.find("exits without waiting") != std::string::npos);
+    }
+}
+
 TEST_CASE("run --max-tasks stops a spawn that recurses for ever") {
     const auto r = run_rtctl({"run", "tests/cli/scripts/spawns_itself.rts", "--max-tasks", "50"});
     CHECK(r.status == 1);

@@ -44,6 +44,10 @@ void interpreter::stop(std::string reason) {
     engine_->stop(std::move(reason));
 }
 
+std::uint64_t interpreter::live_tasks() const noexcept {
+    return engine_->live_tasks();
+}
+
 std::size_t interpreter::errors_reported() const noexcept {
     return engine_->errors_reported();
 }
@@ -87,6 +91,7 @@ rtkit::task<void> engine::run() {
         std::lock_guard guard(top_lock_);
         top_.reset();
         stopped_ = "the script has ended";  // a later stop() has nothing to do
+        ended_ = true;
     }
     for (const auto& weak : tracked)
         if (const auto o = weak.lock()) o->release_values();
@@ -95,6 +100,10 @@ rtkit::task<void> engine::run() {
 
 void engine::stop(std::string reason) {
     std::lock_guard guard(top_lock_);
+    if (options_.on_stop && !stop_announced_ && !ended_) {
+        stop_announced_ = true;
+        options_.on_stop();
+    }
     if (top_)
         top_->cancel(std::move(reason));
     else if (!stopped_)
@@ -129,7 +138,10 @@ void engine::step(task_state& task, const script::source_pos& where) {
     task.running_at.store(&where, std::memory_order_relaxed);
     const std::uint64_t done = steps_.fetch_add(1, std::memory_order_relaxed);
     if (options_.max_steps == 0 || done < options_.max_steps) {
-        if (time_up_.load(std::memory_order_relaxed)) out_of_time(task, where);
+        if (time_up_.load(std::memory_order_relaxed) ||
+            (done % clock_check_period == 0 && time_limit_ != rtkit::instant::max() &&
+             rtkit::now() >= time_limit_))
+            out_of_time(task, where);
         task.context.checkpoint();
         return;
     }
@@ -148,6 +160,7 @@ void engine::step(task_state& task, const script::source_pos& where) {
 }
 
 void engine::out_of_time(const task_state& task, script::source_pos where) {
+    time_up_.store(true, std::memory_order_relaxed);
     if (!time_limit_reported_.exchange(true)) {
         report_text(format_failure(
             script_failure(script::script_error(script::error_kind::runtime, where,

@@ -81,6 +81,9 @@ class engine {
     /// stack. A real suspension returns the thread to the worker, and the
     /// task resumes on a fresh stack. It also gives the other tasks a turn.
     static constexpr unsigned pause_period = 64;
+    /// Steps (of all tasks together) between two looks at the clock for the
+    /// time limit.
+    static constexpr std::uint64_t clock_check_period = 256;
     /// True (and counting again from zero) once `task` is due to pause.
     static bool pause_due(task_state& task) noexcept {
         if (++task.since_pause < pause_period) return false;
@@ -95,6 +98,9 @@ class engine {
     /// The root task: the top level. Throws script_failed when the script failed.
     rtkit::task<void> run();
     std::size_t errors_reported() const noexcept { return errors_.load(); }
+    std::uint64_t live_tasks() const noexcept {
+        return live_tasks_.load(std::memory_order_relaxed);
+    }
 
     // ---- engine.cpp ----
     /// Cancels the whole script (its top-level task, and so every task).
@@ -109,7 +115,10 @@ class engine {
     /// never waits can still be cancelled). The step past the budget reports
     /// the error (at `where`) and stops the script; it and every later one
     /// throw task_cancelled, so the tasks unwind without more messages.
-    /// Once the time limit passed, the step calls out_of_time. `where` is a
+    /// Once the time limit passed, the step calls out_of_time: the watch
+    /// task says so (watch_time_limit), and every clock_check_period steps
+    /// the step looks at the clock itself, for when the watch waits its turn
+    /// behind very many ready tasks. `where` is a
     /// node's position in the program: the task remembers it as where it runs.
     void step(task_state& task, const script::source_pos& where);
     /// Reports, unless reported already, that the time limit passed while
@@ -184,6 +193,8 @@ class engine {
     std::mutex top_lock_;
     std::shared_ptr<task_record> top_;    ///< the top-level task, guarded by top_lock_
     std::optional<std::string> stopped_;  ///< a stop() before run(), guarded by top_lock_
+    bool stop_announced_ = false;         ///< on_stop was called; guarded by top_lock_
+    bool ended_ = false;                  ///< run() has ended; guarded by top_lock_
     std::mutex tracked_lock_;
     std::vector<std::weak_ptr<script::object>> tracked_;
 };

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -50,6 +51,10 @@ struct interpreter_options {
     /// for the tasks to report (see max_time). Must be positive (the
     /// constructor throws std::invalid_argument otherwise).
     rtkit::duration deadlock_watch_period = default_deadlock_watch_period;
+    /// Called once when the script is stopped (a limit or a deadlock, once
+    /// its error is printed; or stop()), on the thread that stops it, before
+    /// its tasks are cancelled. Must not throw.
+    std::function<void()> on_stop;
 };
 
 class engine;
@@ -85,6 +90,9 @@ class interpreter {
     /// script then ends with "the script was stopped: REASON" unless it
     /// failed first. Safe from any thread, also before run() or after it.
     void stop(std::string reason);
+
+    /// The script's tasks alive now (spawned, and not yet ended).
+    std::uint64_t live_tasks() const noexcept;
 
     /// How many errors were printed so far.
     std::size_t errors_reported() const noexcept;
