@@ -1,7 +1,9 @@
 #include "run_command.hpp"
 
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <iostream>
+#include <limits>
 
 #include <rtkit/rtkit.hpp>
 
@@ -34,9 +36,23 @@ std::optional<rtkit::runtime_config> configure(const run_options& options) {
     }
 }
 
+/// Checks that `text` is a count (decimal digits that fit 64 bits), for
+/// --max-steps and --max-tasks: a sign, a space or a base prefix is refused
+/// rather than read as something else.
+std::string check_count(const std::string& text) {
+    if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+        return "'" + text + "' is not a count: write a whole number such as 1000 (0 for no limit)";
+    std::uint64_t value = 0;
+    if (std::from_chars(text.data(), text.data() + text.size(), value).ec != std::errc())
+        return "'" + text + "' is too large: the largest count is " +
+               std::to_string(std::numeric_limits<std::uint64_t>::max()) + " (0 for no limit)";
+    return "";
+}
+
 /// Checks that `text` is one duration as scripts write it ("30s", "1.5s",
-/// "250ms") and replaces it with its nanoseconds, for --max-time.
+/// "250ms"), or 0, and replaces it with its nanoseconds, for --max-time.
 std::string duration_to_nanoseconds(std::string& text) {
+    if (text == "0") return "";
     const rtkit::script::source_file file{"--max-time", text};
     std::vector<rtkit::script::token> tokens;
     try {
@@ -76,18 +92,23 @@ CLI::App* add_run_command(CLI::App& app, run_options& options) {
         ->add_option("--max-steps", options.max_steps,
                      "stop the script with an error after this many steps (statements and loop "
                      "rounds, all tasks together); 0 for no limit")
+        ->type_name("COUNT")
+        ->check(CLI::Validator(check_count, ""))
         ->default_val(rtkit::interp::default_max_steps);
     command
         ->add_option("--max-tasks", options.max_tasks,
                      "stop the script with an error when a spawn would make more tasks alive at "
                      "once than this; 0 for no limit")
+        ->type_name("COUNT")
+        ->check(CLI::Validator(check_count, ""))
         ->default_val(rtkit::interp::default_max_tasks);
     command
         ->add_option("--max-time", options.max_time_ns,
                      "stop the script with an error once it has run this long (a duration: "
-                     "30s, 1.5s, 250ms), whatever its tasks wait for; default: no limit")
+                     "30s, 1.5s, 250ms), whatever its tasks wait for; default and 0: no "
+                     "limit")
         ->type_name("DURATION")
-        ->transform(CLI::Validator(duration_to_nanoseconds, "DURATION"));
+        ->transform(CLI::Validator(duration_to_nanoseconds, ""));
     CLI::Option* lab =
         command->add_flag("--lab", options.lab,
                           "a replayable run: one worker, the lab lane policy picking tasks by a "

@@ -144,6 +144,34 @@ TEST_CASE("run --max-time takes a duration - stops a script that waits for ever"
     CHECK(bad.status == 2);
     CHECK(bad.err.find("'5' is not a duration: write one such as 30s, 1.5s or 250ms") !=
           std::string::npos);
+    // 0 is no limit, in any unit.
+    for (const char* none : {"0", "0s", "0ms"}) {
+        CAPTURE(none);
+        const auto r = run_rtctl({"run", "examples/scripts/hello.rts", "--max-time", none});
+        CHECK(r.status == 0);
+        CHECK(r.err == "");
+    }
+}
+
+TEST_CASE("run --max-steps and --max-tasks take a count - and refuse anything else") {
+    for (const char* option : {"--max-steps", "--max-tasks"}) {
+        CAPTURE(option);
+        for (const char* bad : {"-1", "+5", " 5", "0x10", "1e3", "1.5", "ten", ""}) {
+            CAPTURE(bad);
+            const auto r = run_rtctl({"run", "examples/scripts/hello.rts", option, bad});
+            CHECK(r.status == 2);
+            CHECK(r.err.find(std::string(option) + ": '" + bad +
+                             "' is not a count: write a whole number such as 1000 (0 for no "
+                             "limit)") != std::string::npos);
+        }
+        const auto huge =
+            run_rtctl({"run", "examples/scripts/hello.rts", option, "18446744073709551616"});
+        CHECK(huge.status == 2);
+        CHECK(huge.err.find("'18446744073709551616' is too large: the largest count is "
+                            "18446744073709551615") != std::string::npos);
+        for (const char* good : {"0", "18446744073709551615"})
+            CHECK(run_rtctl({"run", "examples/scripts/hello.rts", option, good}).status == 0);
+    }
 }
 
 TEST_CASE("run --max-time ends rtctl while tasks keep spawning tasks") {
@@ -152,9 +180,9 @@ TEST_CASE("run --max-time ends rtctl while tasks keep spawning tasks") {
     // number): rtctl leaves them to the system once the error is printed.
     rtctl_limits limits;
     limits.timeout_seconds = 60;
-    const auto r = run_rtctl({"run", "tests/cli/scripts/spawns_for_ever.rts", "--max-time", "0.3s",
-                              "--max-tasks", "0"},
-                             limits);
+    const auto r = run_rtctl(
+        {"run", "tests/cli/scripts/spawns_for_ever.rts", "--max-time", "0.3s", "--max-tasks", "0"},
+        limits);
     INFO(r.err);
     CHECK(r.status == 1);
     CHECK(r.err.find("error: the script ran longer than its time limit of 300ms") !=
