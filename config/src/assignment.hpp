@@ -22,6 +22,9 @@ struct assignment {
     std::string bare_value;               ///< VALUE as given (trimmed), for messages
     std::uint32_t value_column = 0;       ///< 1-based column of VALUE in `toml`
     std::uint32_t bare_value_column = 0;  ///< 1-based column where VALUE starts in bare_toml
+    /// When not empty, the assignment is only this error, reported in its
+    /// turn: an RTKIT_ variable that names nothing.
+    std::string refusal;
 };
 
 /// Splits `text` at its first '='. Throws config_error at `source` when there

@@ -1,8 +1,14 @@
 #include "rtkit/config/load.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdlib>
+#include <iterator>
+#include <string_view>
 
 #include "assignment.hpp"
+#include "rtkit/config/closest_match.hpp"
 #include "rtkit/config/input_file.hpp"
 #include "rtkit/config/schema.hpp"
 #include "toml_reader.hpp"
@@ -27,16 +33,49 @@ std::filesystem::path base_dir_of(const std::filesystem::path& file) {
     return std::filesystem::absolute(file).parent_path();
 }
 
-/// Every RTKIT_<TABLE>_<KEY> variable that is set, as an assignment.
+/// The RTKIT_ variables the plugin loader reads itself (kernel/README.md).
+constexpr std::string_view loader_variables[] = {"RTKIT_PLUGIN_PATH",
+                                                 "RTKIT_ALLOW_INSECURE_PLUGINS"};
+/// Variables whose names start so belong to tests, as test_ options do.
+constexpr std::string_view test_variable_prefix = "RTKIT_TEST_";
+
+/// The names of the RTKIT_ variables that are set, sorted.
+std::vector<std::string> rtkit_variables_set() {
+    std::vector<std::string> names;
+    for (char** entry = environ; *entry; ++entry) {
+        const std::string_view text(*entry);
+        if (text.starts_with("RTKIT_")) names.emplace_back(text.substr(0, text.find('=')));
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+/// Every RTKIT_<TABLE>_<KEY> variable that is set, as an assignment; then
+/// each other RTKIT_ variable, which names nothing (a misspelling, most
+/// likely), as a refusal that names the closest valid variable.
 std::vector<detail::assignment> environment_assignments() {
     std::vector<detail::assignment> assignments;
+    std::vector<std::string> known(std::begin(loader_variables), std::end(loader_variables));
     for (const key_spec& spec : keys()) {
         const std::string name = environment_name(spec);
+        known.push_back(name);
         const char* text = std::getenv(name.c_str());
         if (!text) continue;
         const std::string key = std::string(spec.table) + '.' + std::string(spec.name);
         assignments.push_back(detail::make_assignment(
             key + '=' + text, "environment variable " + name, "env " + name, false));
+    }
+    const std::vector<std::string_view> candidates(known.begin(), known.end());
+    for (const std::string& name : rtkit_variables_set()) {
+        if (std::find(known.begin(), known.end(), name) != known.end() ||
+            name.starts_with(test_variable_prefix))
+            continue;
+        detail::assignment unknown;
+        unknown.source = "environment variable " + name;
+        unknown.refusal = "no such variable" + did_you_mean(name, candidates) +
+                          " (each configuration key has one, RTKIT_<TABLE>_<KEY>; the plugin "
+                          "loader reads RTKIT_PLUGIN_PATH and RTKIT_ALLOW_INSECURE_PLUGINS)";
+        assignments.push_back(std::move(unknown));
     }
     return assignments;
 }

@@ -81,7 +81,10 @@ class toml_reader {
         for (const assignment& a : assignments) {
             layers_.push_back(
                 layer{a.source, a.origin, std::filesystem::current_path(), a.has_columns, nullptr});
-            parse_assignment(a);
+            if (a.refusal.empty())
+                parse_assignment(a);
+            else
+                add(source_position{0, 0, layers_.size() - 1}, a.refusal);
         }
         throw_if_any();
     }

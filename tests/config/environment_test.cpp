@@ -71,3 +71,24 @@ TEST_CASE("an environment value is read like a --set value - TOML or a bare stri
     CHECK(loaded.config.name == "bare name");
     CHECK(loaded.origins.at("reactor.plugin") == "env RTKIT_REACTOR_PLUGIN");
 }
+
+TEST_CASE("an RTKIT_ variable that names nothing is an error with the closest valid name") {
+    const scoped_env typo("RTKIT_REACTOR_PLUGN", "epoll");
+    CHECK(config_error_text([] { rtkit::config::load({}); }) ==
+          "environment variable RTKIT_REACTOR_PLUGN: error: no such variable; did you mean "
+          "'RTKIT_REACTOR_PLUGIN'? (each configuration key has one, RTKIT_<TABLE>_<KEY>; the "
+          "plugin loader reads RTKIT_PLUGIN_PATH and RTKIT_ALLOW_INSECURE_PLUGINS)");
+    const scoped_env loader_typo("RTKIT_PLUGINS_PATH", "/x");
+    CHECK(config_error_text([] { rtkit::config::load({}); })
+              .find("environment variable RTKIT_PLUGINS_PATH: error: no such variable; did you "
+                    "mean 'RTKIT_PLUGIN_PATH'?") != std::string::npos);
+    // Left alone when the environment is left out.
+    CHECK_NOTHROW(rtkit::config::load({std::nullopt, false, {}}));
+}
+
+TEST_CASE("the loader's own variables and test variables are not refused") {
+    const scoped_env path("RTKIT_PLUGIN_PATH", "");
+    const scoped_env insecure("RTKIT_ALLOW_INSECURE_PLUGINS", "0");
+    const scoped_env test("RTKIT_TEST_ANYTHING", "1");
+    CHECK_NOTHROW(rtkit::config::load({}));
+}
