@@ -494,7 +494,7 @@ print read conn
     CHECK(r.out == "the timeout ended the wait\nwoken\nhello\n");
 }
 
-TEST_CASE("a deadlock report groups the tasks that wait at one place") {
+TEST_CASE("a deadlock report groups the tasks that wait at one place - and caps the places") {
     const auto r = run_script(R"(let c = channel(1)
 repeat 2000 {
     spawn receiver {
@@ -513,6 +513,21 @@ join_all
           "i.rts:7:1: note: the top level waits here\n"
           "  join_all\n"
           "  ^\n");
+
+    // Tasks at more places than a report lists: the first places in the
+    // script, then one line for the rest.
+    std::string text = "let c = channel(1)\n";
+    for (int i = 0; i < 30; ++i)
+        text += "spawn w" + std::to_string(i) + " {\n    recv c\n}\n";
+    text += "join_all\n";
+    const auto places = run_script(text);
+    CHECK(places.failed);
+    CHECK(std::count(places.err.begin(), places.err.end(), '\n') == 1 + 3 * 16 + 1);
+    CHECK(places.err.find("i.rts:3:5: note: task 'w0' waits here\n") != std::string::npos);
+    CHECK(places.err.find("i.rts:48:5: note: task 'w15' waits here\n") != std::string::npos);
+    CHECK(places.err.find("'w16'") == std::string::npos);
+    CHECK(places.err.substr(places.err.rfind('\n', places.err.size() - 2) + 1) ==
+          "note: and 15 more tasks wait at 15 more places\n");
 }
 
 namespace {
