@@ -54,32 +54,6 @@ void print_columns(std::ostream& out, const std::vector<std::vector<std::string>
     }
 }
 
-/// The .so files on the search path that list() did not describe, with the
-/// loader's reason for each.
-std::vector<std::pair<fs::path, std::string>> refused_files(
-    const rtkit::plugin_loader& loader, const std::vector<rtkit::plugin_info>& listed) {
-    std::vector<std::pair<fs::path, std::string>> refused;
-    for (const fs::path& dir : loader.search_path()) {
-        std::error_code ec;
-        std::vector<fs::path> files;
-        for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-            if (it->path().extension() == ".so") files.push_back(it->path());
-        std::sort(files.begin(), files.end());
-        for (const fs::path& file : files) {
-            const bool ok =
-                std::any_of(listed.begin(), listed.end(),
-                            [&](const rtkit::plugin_info& i) { return i.file == file; });
-            if (ok) continue;
-            try {
-                loader.inspect(file);
-            } catch (const rtkit::plugin_error& e) {
-                refused.emplace_back(file, e.what());
-            }
-        }
-    }
-    return refused;
-}
-
 std::string type_text(rtkit_option_type type) {
     switch (type) {
         case RTKIT_OPTION_BOOL:
@@ -104,7 +78,8 @@ std::string constraint_text(const rtkit::plugin_option_info& o) {
 int plugins_list_command(const plugins_options& options) {
     const auto loader = make_loader(options);
     if (!loader) return exit_bad_input;
-    const std::vector<rtkit::plugin_info> plugins = loader->list();
+    const rtkit::search_path_survey survey = loader->survey();
+    const std::vector<rtkit::plugin_info>& plugins = survey.plugins;
     std::vector<std::vector<std::string>> rows{
         {"NAME", "KIND", "VERSION", "ABI", "FILE", "DESCRIPTION"}};
     for (const rtkit::plugin_info& info : plugins) {
@@ -116,11 +91,15 @@ int plugins_list_command(const plugins_options& options) {
                         abi_of(info), info.file.string(), description});
     }
     print_columns(std::cout, rows);
-    const auto refused = refused_files(*loader, plugins);
-    if (!refused.empty()) {
+    if (!survey.refused.empty()) {
         std::cout << "\nrefused:\n";
-        for (const auto& [file, why] : refused)
+        for (const auto& [file, why] : survey.refused)
             std::cout << "  " << file.string() << ": " << why << '\n';
+    }
+    if (!survey.skipped.empty()) {
+        std::cout << "\nskipped, not named as plugins are (rtkit_KIND_NAME.so), never opened:\n";
+        for (const fs::path& file : survey.skipped)
+            std::cout << "  " << file.string() << '\n';
     }
     std::cout << "\nsearch path (in order):\n";
     for (const fs::path& dir : loader->search_path())

@@ -259,7 +259,7 @@ checked_plugin load_checked(const fs::path& requested, const plugin_load_policy&
 }
 
 /// The `.so` files of a directory in name order (a missing directory has none).
-std::vector<fs::path> plugin_files_in(const fs::path& dir) {
+std::vector<fs::path> shared_libraries_in(const fs::path& dir) {
     std::vector<fs::path> files;
     std::error_code ec;
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
@@ -268,6 +268,21 @@ std::vector<fs::path> plugin_files_in(const fs::path& dir) {
     }
     std::sort(files.begin(), files.end());
     return files;
+}
+
+/// rtkit_KIND_NAME.so: the only file name under which a plugin is found.
+std::string plugin_file_name(std::uint32_t kind, std::string_view name) {
+    return "rtkit_" + kind_text(kind) + "_" + std::string(name) + ".so";
+}
+
+/// Refuses a plugin found on the search path under a file name that is not
+/// the one its descriptor gives: a search for that name would never find it.
+void check_file_name(const plugin_info& info) {
+    const std::string expected = plugin_file_name(info.kind, info.name);
+    if (info.file.filename() == expected) return;
+    throw plugin_error("plugin file " + quoted(info.file) + " holds " + with_article(info.kind) +
+                       " plugin named '" + info.name + "', which is found only as " + expected +
+                       "; rename the file");
 }
 
 std::string joined(const std::vector<fs::path>& dirs) {
@@ -423,23 +438,44 @@ plugin_info plugin_loader::inspect(const std::filesystem::path& file) const {
     return load_checked(file, policy_).info;
 }
 
-std::vector<plugin_info> plugin_loader::list() const {
-    std::vector<plugin_info> found;
+bool plugin_loader::is_plugin_file_name(const std::filesystem::path& file) {
+    const std::string name = file.filename().string();
+    if (!name.starts_with("rtkit_") || !name.ends_with(".so")) return false;
+    for (const std::uint32_t kind :
+         {RTKIT_PLUGIN_REACTOR, RTKIT_PLUGIN_TIMER, RTKIT_PLUGIN_LANES}) {
+        const std::string prefix = "rtkit_" + kind_text(kind) + "_";
+        if (name.starts_with(prefix) && name.size() > prefix.size() + 3) return true;
+    }
+    return false;
+}
+
+search_path_survey plugin_loader::survey() const {
+    search_path_survey found;
     for (const fs::path& dir : dirs_)
-        for (const fs::path& file : plugin_files_in(dir))
+        for (const fs::path& file : shared_libraries_in(dir)) {
+            if (!is_plugin_file_name(file)) {
+                found.skipped.push_back(file);
+                continue;
+            }
             try {
                 plugin_info info = inspect(file);
-                for (const plugin_info& earlier : found)
+                check_file_name(info);
+                for (const plugin_info& earlier : found.plugins)
                     if (earlier.shadowed_by.empty() && earlier.kind == info.kind &&
                         earlier.name == info.name) {
                         info.shadowed_by = earlier.file;
                         break;
                     }
-                found.push_back(std::move(info));
-            } catch (const plugin_error&) {
-                // Skipped on purpose: list() shows what can be loaded; inspect() says why not.
+                found.plugins.push_back(std::move(info));
+            } catch (const plugin_error& e) {
+                found.refused.push_back({file, e.what()});
             }
+        }
     return found;
+}
+
+std::vector<plugin_info> plugin_loader::list() const {
+    return survey().plugins;
 }
 
 std::filesystem::path plugin_loader::find(rtkit_plugin_kind kind, std::string_view name) const {
@@ -447,40 +483,33 @@ std::filesystem::path plugin_loader::find(rtkit_plugin_kind kind, std::string_vi
     if (name.empty() || name.find('/') != std::string_view::npos)
         throw plugin_error("'" + std::string(name) + "' is not a valid " + kind_str +
                            " plugin name; names are identifiers such as 'epoll'");
-    auto matches = [&](const plugin_info& info) { return info.kind == kind && info.name == name; };
-
-    // Directory by directory, so the first match in search order wins; within
-    // one, the conventional file first (usually the only one loaded).
-    const std::string conventional = "rtkit_" + kind_str + "_" + std::string(name) + ".so";
-    std::vector<std::string> broken;  // why conventional-name files were refused
-    std::vector<std::string> known;
+    // Directory by directory, so the first match in search order wins. Only
+    // the file named after the plugin is opened: a search never runs the
+    // start-up code of another library that happens to sit in a directory.
+    const std::string file_name = plugin_file_name(kind, name);
+    std::vector<std::string> broken;  // why files of that name were refused
     for (const fs::path& dir : dirs_) {
-        const fs::path file = dir / conventional;
+        const fs::path file = dir / file_name;
         std::error_code ec;
-        if (fs::exists(file, ec)) {
-            try {
-                if (matches(inspect(file))) return file;
-            } catch (const plugin_error& e) {
-                broken.push_back(e.what());
-            }
-        }
-        for (const fs::path& other : plugin_files_in(dir)) {
-            if (other == file) continue;
-            try {
-                const plugin_info info = inspect(other);
-                if (matches(info)) return info.file;
-                if (info.kind == kind) known.push_back(info.name + " (" + info.file.string() + ")");
-            } catch (const plugin_error&) {
-                // A broken file that is not conventionally named is no candidate.
-            }
+        if (!fs::exists(file, ec)) continue;
+        try {
+            const plugin_info info = inspect(file);
+            check_file_name(info);
+            return file;
+        } catch (const plugin_error& e) {
+            broken.push_back(e.what());
         }
     }
+    std::vector<std::string> known;
+    for (const plugin_info& info : list())
+        if (info.kind == kind && info.shadowed_by.empty())
+            known.push_back(info.name + " (" + info.file.string() + ")");
     std::string message = "no " + kind_str + " plugin named '" + std::string(name) + "'; known " +
                           kind_str + " plugins: ";
     for (std::size_t i = 0; i < known.size(); ++i)
         message += (i ? ", " : "") + known[i];
     if (known.empty()) message += "(none)";
-    message += "; searched: " + joined(dirs_);
+    message += "; searched for " + file_name + " in: " + joined(dirs_);
     for (const std::string& why : broken)
         message += "; " + why;
     message +=

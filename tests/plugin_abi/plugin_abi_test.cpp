@@ -10,52 +10,24 @@
 #include <filesystem>
 #include <string>
 
+#include "loader_test_support.hpp"
 #include "rtkit/detail/io_driver.hpp"
 #include "rtkit/plugin_loader.hpp"
 #include "test_fifo_options.hpp"
 
 namespace fs = std::filesystem;
+using loader_test::contains;
+using loader_test::error_of;
+using loader_test::scoped_env;
 
 namespace {
 
 const fs::path broken_dir = BROKEN_DIR;
 const fs::path builtin_dir = RTKIT_TEST_PLUGIN_DIR;
 
-/// The message of the plugin_error that `f` throws ("" if it throws none).
-template <class F>
-std::string error_of(F&& f) {
-    try {
-        f();
-    } catch (const rtkit::plugin_error& e) {
-        return e.what();
-    }
-    return "";
-}
-
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
-
 std::string inspect_error(const fs::path& file) {
     return error_of([&] { rtkit::plugin_loader().inspect(file); });
 }
-
-/// Sets an environment variable for one scope.
-struct scoped_env {
-    scoped_env(const char* name, const std::string& value) : name_(name) {
-        if (const char* old = std::getenv(name)) old_ = old, had_ = true;
-        setenv(name, value.c_str(), 1);
-    }
-    ~scoped_env() {
-        if (had_)
-            setenv(name_, old_.c_str(), 1);
-        else
-            unsetenv(name_);
-    }
-    const char* name_;
-    std::string old_;
-    bool had_ = false;
-};
 
 }  // namespace
 
@@ -234,11 +206,6 @@ TEST_CASE("extra_dirs and RTKIT_PLUGIN_PATH find plugins in other directories") 
               fs::path(EXTRA_DIR) / "rtkit_lanes_test_fifo.so");
         CHECK(loader.create_by_name<rtkit::lane_policy>("test_fifo"));
     }
-    SUBCASE("extra_dirs, by scanning descriptors") {
-        const rtkit::plugin_loader loader({SCAN_DIR});
-        CHECK(loader.find(RTKIT_PLUGIN_LANES, "scanned_fifo") ==
-              fs::path(SCAN_DIR) / "custom_name.so");
-    }
     SUBCASE("RTKIT_PLUGIN_PATH, colon-separated, after extra_dirs") {
         const scoped_env env("RTKIT_PLUGIN_PATH", "/nonexistent/rtkit::" EXTRA_DIR);
         const rtkit::plugin_loader loader({SCAN_DIR});
@@ -250,6 +217,32 @@ TEST_CASE("extra_dirs and RTKIT_PLUGIN_PATH find plugins in other directories") 
         CHECK(loader.find(RTKIT_PLUGIN_LANES, "test_fifo") ==
               fs::path(EXTRA_DIR) / "rtkit_lanes_test_fifo.so");
     }
+}
+
+TEST_CASE("the search path opens only files named as plugins are - and lists the others") {
+    const scoped_env no_path("RTKIT_PLUGIN_PATH", nullptr);
+    const scoped_env not_yet("RTKIT_TEST_BYSTANDER_OPENED", nullptr);
+    const rtkit::plugin_loader loader({SCAN_DIR});
+    // A plugin under another file name is not found by its name...
+    const std::string e = error_of([&] { loader.find(RTKIT_PLUGIN_LANES, "scanned_fifo"); });
+    CHECK(contains(e, "no lanes plugin named 'scanned_fifo'"));
+    CHECK(contains(e, "searched for rtkit_lanes_scanned_fifo.so in: "));
+    // ...and a survey of the path says what each file is.
+    const rtkit::search_path_survey survey = loader.survey();
+    for (const rtkit::plugin_info& info : survey.plugins)
+        CHECK(info.file.parent_path() != fs::path(SCAN_DIR));
+    REQUIRE(survey.refused.size() == 1);
+    CHECK(survey.refused[0].file == fs::path(SCAN_DIR) / "rtkit_lanes_misnamed.so");
+    CHECK(contains(survey.refused[0].reason,
+                   "holds a lanes plugin named 'scanned_fifo', which is found only as "
+                   "rtkit_lanes_scanned_fifo.so; rename the file"));
+    CHECK(survey.skipped == std::vector<fs::path>{fs::path(SCAN_DIR) / "custom_name.so",
+                                                  fs::path(SCAN_DIR) / "libbystander.so"});
+    CHECK(loader.list().size() == survey.plugins.size());
+    // Neither a search nor a survey ran the ordinary library's start-up code.
+    CHECK(std::getenv("RTKIT_TEST_BYSTANDER_OPENED") == nullptr);
+    // A file given by its path may have any name.
+    CHECK(loader.inspect(fs::path(SCAN_DIR) / "custom_name.so").name == "scanned_fifo");
 }
 
 TEST_CASE("options are validated against the declared ones") {

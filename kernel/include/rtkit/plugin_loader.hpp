@@ -55,6 +55,20 @@ struct plugin_load_policy {
     bool allow_insecure_permissions = false;
 };
 
+/// What the directories of a search path hold, in search order.
+struct search_path_survey {
+    /// Every plugin that loads (as plugin_loader::list() gives them).
+    std::vector<plugin_info> plugins;
+    /// Files named as plugins are that the loader refuses, each with why.
+    struct refusal {
+        std::filesystem::path file;
+        std::string reason;
+    };
+    std::vector<refusal> refused;
+    /// The other `.so` files, which the loader never opens.
+    std::vector<std::filesystem::path> skipped;
+};
+
 /// "reactor", "timer" or "lanes".
 std::string_view kind_name(rtkit_plugin_kind kind) noexcept;
 
@@ -72,11 +86,14 @@ std::vector<std::string_view> allowed_option_values(std::string_view allowed);
 /// Built-in plugins live in builtin_dir() (lib/rtkit/plugins beside the kernel
 /// library, in the build tree and when installed), so they need no
 /// configuration; extra directories come from the configuration and from
-/// RTKIT_PLUGIN_PATH (colon-separated), searched after the built-in one. A name
-/// is resolved to the first file, in search order, whose descriptor has that
-/// kind and name: directories in order, and within one directory the
-/// conventional file rtkit_KIND_NAME.so first, then the others in name order.
-/// Files writable by group or others are refused (see plugin_load_policy).
+/// RTKIT_PLUGIN_PATH (colon-separated), searched after the built-in one. On
+/// the search path a plugin is the file rtkit_KIND_NAME.so (KIND reactor,
+/// timer or lanes; NAME its descriptor's name), and only files so named are
+/// ever opened, so that a directory that also holds ordinary libraries does
+/// not get their start-up code run. A name is resolved to the first such file
+/// in search order. Files writable by group or others are refused (see
+/// plugin_load_policy). A file given by its path (inspect, create) may have
+/// any name.
 /// Objects returned by create() keep their library loaded. kernel/README.md
 /// states the ABI rule and every refusal.
 /// Thread-safe: a loader holds no mutable state after construction.
@@ -103,9 +120,17 @@ class plugin_loader {
     plugin_info inspect(const std::filesystem::path& file) const;
 
     /// Every loadable plugin on the search path, in search order. Files that fail
-    /// to load are skipped here; inspect() them to see why. A plugin hidden by an
-    /// earlier one of the same kind and name is listed with shadowed_by set.
+    /// to load are left out (survey() says why). A plugin hidden by an earlier
+    /// one of the same kind and name is listed with shadowed_by set.
     std::vector<plugin_info> list() const;
+
+    /// The plugins of list(), the files named as plugins that are refused, and
+    /// the other `.so` files of the search path, left unopened.
+    search_path_survey survey() const;
+
+    /// True when `file` is named as a plugin file on a search path is:
+    /// rtkit_KIND_NAME.so, KIND one of reactor, timer, lanes.
+    static bool is_plugin_file_name(const std::filesystem::path& file);
 
     /// The file that provides plugin `name` of `kind`. Throws plugin_error
     /// listing the plugins of that kind that exist.
