@@ -64,6 +64,17 @@ TEST_CASE("lexical errors name the problem") {
     CHECK_THROWS_WITH_AS(lex("x = \x01"), doctest::Contains("unexpected byte 0x01"), script_error);
 }
 
+TEST_CASE("a name or unit long enough to flood a message is refused") {
+    CHECK(lex("x" + std::string(254, 'y'))[0].text.size() == 255);
+    CHECK_THROWS_WITH_AS(lex("print " + std::string(1'000'000, 'a')),
+                         "t.rts:1:7: error: a name is at most 255 bytes long, not 1000000",
+                         script_error);
+    CHECK_THROWS_WITH_AS(lex("sleep 1" + std::string(1'000'000, 'm')),
+                         "t.rts:1:7: error: unknown unit 'mmmmmmmm...' after a number (durations "
+                         "use ns, us, ms or s)",
+                         script_error);
+}
+
 TEST_CASE("durations with a fraction - exact to the nanosecond") {
     CHECK(lex("1.5s")[0].number == 1'500'000'000);
     CHECK(lex("1.5s")[0].text == "1.5s");

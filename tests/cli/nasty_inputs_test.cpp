@@ -94,3 +94,51 @@ TEST_CASE("random bytes and random token soup never crash the parser") {
         parse_or_syntax_error(bytes);
     }
 }
+
+namespace {
+
+/// What rtctl prints for the syntax error of `text`.
+std::string diagnostic_of(const std::string& text) {
+    try {
+        parse("nasty.rts", text);
+    } catch (const script_error& e) {
+        return format_diagnostic(e);
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("an error on a huge line quotes a bounded window around its column") {
+    // The error (a '+' with nothing after it) sits half a megabyte into the line.
+    const std::string text = "let x = \"" + std::string(500'000, 'a') + "\" + \n";
+    const std::string d = diagnostic_of(text);
+    CHECK(d.rfind("nasty.rts:1:500014: error: expected an expression, found end of line\n", 0) ==
+          0);
+    CHECK(d.size() < 200);
+    // The 40 bytes before the column, then the caret under the column.
+    CHECK(d.substr(d.find('\n') + 1) ==
+          "  ..." + std::string(36, 'a') + "\" + \n" + std::string(2 + 3 + 40, ' ') + "^\n");
+    // Near the start of a long line: no "..." before, 40 bytes after the column.
+    const std::string early = diagnostic_of("let = \"" + std::string(100'000, 'b') + "\"\n");
+    CHECK(early.substr(early.find('\n') + 1) ==
+          "  let = \"" + std::string(37, 'b') + "...\n      ^\n");
+}
+
+TEST_CASE("an error on a binary line shows its bytes escaped - never raw") {
+    std::string text = "print 1\n";
+    text += std::string(
+        "\x7f"
+        "ELF\x02\x01\x01\0\0\0\0\0",
+        12);
+    text += "\n";
+    const std::string d = diagnostic_of(text);
+    CHECK(d.rfind("nasty.rts:2:1: error: unexpected byte 0x7f", 0) == 0);
+    CHECK(d.substr(d.find('\n') + 1) ==
+          "  \\x7fELF\\x02\\x01\\x01\\x00\\x00\\x00\\x00\\x00\n  ^\n");
+    // A caret after escaped bytes lines up with what was printed.
+    const std::string after = diagnostic_of(std::string("\"\x01\" \x01\n", 6));
+    CHECK(after.substr(after.find('\n') + 1) == "  \"\\x01\" \\x01\n         ^\n");
+    for (const char c : d + after)
+        CHECK((c == '\n' || c == '\t' || (c >= 0x20 && c < 0x7f)));
+}

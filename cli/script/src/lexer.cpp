@@ -120,8 +120,9 @@ class lexer {
         }
         const std::int64_t unit = unit_nanoseconds(suffix);
         if (unit == 0)
-            fail(start, "unknown unit '" + std::string(suffix) +
-                            "' after a number (durations use ns, us, ms or s)");
+            fail(start, "unknown unit '" + std::string(suffix.substr(0, 8)) +
+                            (suffix.size() > 8 ? "...'" : "'") +
+                            " after a number (durations use ns, us, ms or s)");
         if (whole > max / unit)
             fail(start, "duration is too long (the longest is about 292 years)");
         std::int64_t scale = 1;
@@ -143,6 +144,9 @@ class lexer {
         const std::size_t begin = at_;
         while (at_ < text_.size() && is_word_char(text_[at_]))
             advance();
+        if (at_ - begin > max_name_bytes)
+            fail(start, "a name is at most " + std::to_string(max_name_bytes) +
+                            " bytes long, not " + std::to_string(at_ - begin));
         std::string text(text_.substr(begin, at_ - begin));
         const token_kind kind = is_keyword(text) ? token_kind::keyword : token_kind::identifier;
         tokens_.push_back(token{kind, std::move(text), 0, start});

@@ -1,5 +1,7 @@
 #include "rtkit/script/script_error.hpp"
 
+#include <algorithm>
+
 namespace rtkit::script {
 namespace {
 
@@ -19,13 +21,36 @@ script_error::script_error(error_kind kind, source_pos where, std::string messag
 
 namespace {
 
-/// The line and a caret under `column`, each indented by two spaces.
+/// A quoted line shows at most this many bytes on each side of the column.
+constexpr std::size_t quoted_context = 40;
+
+/// How byte `c` of a line is shown: as itself when printable (or a tab),
+/// else as \xNN, so that a binary file's line cannot garble the terminal.
+std::string shown_byte(char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    if ((byte >= 0x20 && byte < 0x7f) || c == '\t') return std::string(1, c);
+    constexpr char hex[] = "0123456789abcdef";
+    return {'\\', 'x', hex[byte >> 4], hex[byte & 0xf]};
+}
+
+/// The line and a caret under `column` (1-based, in bytes), each indented by
+/// two spaces: a window of the line around the column, "..." where it is
+/// cut, so that an error on a megabyte-long line stays one screen line.
 std::string quote_line(const std::string& line, std::uint32_t column) {
-    std::string text = "  " + line + "\n  ";
-    // Copy tabs so the caret lines up however the terminal expands them.
-    for (std::uint32_t i = 0; i + 1 < column && i < line.size(); ++i)
-        text += line[i] == '\t' ? '\t' : ' ';
-    return text + "^\n";
+    const std::size_t at = std::min<std::size_t>(column > 0 ? column - 1 : 0, line.size());
+    const std::size_t begin = at > quoted_context ? at - quoted_context : 0;
+    const std::size_t end = std::min(line.size(), at + quoted_context);
+    std::string shown = begin > 0 ? "..." : "";
+    std::string caret_pad(shown.size(), ' ');
+    for (std::size_t i = begin; i < end; ++i) {
+        const std::string piece = shown_byte(line[i]);
+        shown += piece;
+        // Copy tabs so the caret lines up however the terminal expands them.
+        if (i < at)
+            caret_pad += line[i] == '\t' ? std::string("\t") : std::string(piece.size(), ' ');
+    }
+    if (end < line.size()) shown += "...";
+    return "  " + shown + "\n  " + caret_pad + "^\n";
 }
 
 }  // namespace
