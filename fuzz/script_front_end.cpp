@@ -2,12 +2,16 @@
 //
 // Rules checked besides "no crash, no leak, no undefined behaviour": the only
 // exception is a syntax script_error; its position lies inside the text; the
-// parser fails exactly where the lexer does when the lexer fails; an accepted
-// program can be dumped.
+// parser fails exactly where the lexer does when the lexer fails; the
+// diagnostic quotes a bounded window of the line, escaped; an accepted program
+// can be dumped.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "fuzz_support.hpp"
 #include "rtkit/script/ast_dump.hpp"
@@ -34,6 +38,12 @@ void check_error(const script::script_error& e, const script::source_file& file)
     const std::string diagnostic = script::format_diagnostic(e);
     expect(diagnostic.rfind(e.what(), 0) == 0 && diagnostic.back() == '\n',
            "the diagnostic starts with file:line:column and ends with a newline", diagnostic);
+    const std::string_view quoted = std::string_view(diagnostic).substr(std::strlen(e.what()));
+    expect(quoted.size() <= 2 * (2 + 3 + 4 * 80 + 3 + 1),
+           "the quoted line is a bounded window around the column", diagnostic);
+    expect(std::all_of(quoted.begin(), quoted.end(),
+                       [](char c) { return c == '\n' || c == '\t' || (c >= 0x20 && c < 0x7f); }),
+           "the quoted line shows no raw control or non-ASCII byte", diagnostic);
 }
 
 }  // namespace
