@@ -46,6 +46,21 @@ TEST_CASE("booleans - comparisons - and or short-circuit - none") {
           "!= 0, s != \"\", v != none)");
 }
 
+TEST_CASE("a flat chain of operators is not nested - however long") {
+    std::string sum = "1";
+    for (int i = 1; i < 257; ++i)
+        sum += "+1";
+    CHECK(std::get<std::int64_t>(eval(sum)) == 257);
+    CHECK(std::get<std::int64_t>(eval("10 - 2 - 3 + 1")) == 6);  // left to right
+    CHECK(std::get<std::int64_t>(eval("2 * 3 % 4 * 5 / 2")) == 5);
+    CHECK(std::get<bool>(eval("true and true and false or true")));
+    // An error names the operator of its step.
+    CHECK(eval_error("1 + 2 + 3 / 0 + 4") == "19: division by zero");
+    CHECK(eval_error("true and true and 1") ==
+          "23: 'and' needs a boolean, not an integer "
+          "(compare it: x != 0, s != \"\", v != none)");
+}
+
 TEST_CASE("runtime errors point at the failing operator or name") {
     CHECK(eval_error("1 + 10 / (2 - 2)") == "16: division by zero");
     CHECK(eval_error("9223372036854775807 + 1") ==

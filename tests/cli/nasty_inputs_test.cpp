@@ -51,8 +51,9 @@ TEST_CASE("deep nesting is refused with a position - not a stack overflow") {
               .find("expression is nested too deeply") != std::string::npos);
     CHECK(syntax_error_of("print " + repeated("-", 100000) + "1")
               .find("expression is nested too deeply") != std::string::npos);
-    CHECK(syntax_error_of("print 1" + repeated(" + 1", 100000))
-              .find("expression is nested too deeply") != std::string::npos);
+    // A flat chain of operators is one level, however long.
+    CHECK(syntax_error_of("print 1" + repeated(" + 1", 100000)).empty());
+    CHECK(syntax_error_of("print true" + repeated(" and true", 100000)).empty());
     CHECK(syntax_error_of("print " + repeated("not ", 100000) + "true")
               .find("expression is nested too deeply") != std::string::npos);
     CHECK(syntax_error_of("let x = " + repeated("join ", 100000) + "h")

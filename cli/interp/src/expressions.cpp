@@ -46,15 +46,19 @@ rtkit::task<script::value> engine::evaluate(frame& f, const script::expr& e) {
         co_return apply(n->op, operand, e.where);
     }
     if (const auto* n = std::get_if<binary_expr>(&e.node)) {
-        const value left = co_await evaluate(f, *n->left);
-        if (n->op == binary_op::logical_and || n->op == binary_op::logical_or) {
-            const bool l = logic_operand(n->op, left, e.where);
-            if (l == (n->op == binary_op::logical_or)) co_return l;
-            const value right = co_await evaluate(f, *n->right);
-            co_return logic_operand(n->op, right, e.where);
+        value result = co_await evaluate(f, *n->first);
+        for (const binary_expr::step& s : n->rest) {
+            if (s.op == binary_op::logical_and || s.op == binary_op::logical_or) {
+                const bool decided = logic_operand(s.op, result, s.where);
+                if (decided == (s.op == binary_op::logical_or)) co_return decided;
+                const value right = co_await evaluate(f, *s.operand);
+                result = logic_operand(s.op, right, s.where);
+            } else {
+                const value right = co_await evaluate(f, *s.operand);
+                result = apply(s.op, result, right, s.where);
+            }
         }
-        const value right = co_await evaluate(f, *n->right);
-        co_return apply(n->op, left, right, e.where);
+        co_return result;
     }
     if (const auto* n = std::get_if<field_expr>(&e.node)) {
         const value object = co_await evaluate(f, *n->object);

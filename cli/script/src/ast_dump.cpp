@@ -58,9 +58,15 @@ void dump_expr(const expr& e, int depth, std::string& out) {
                        out += ')';
                    },
                    [&](const binary_expr& n) {
-                       out += '(' + std::string(spelling(n.op));
-                       dump_operands({n.left.get(), n.right.get()}, depth, out);
-                       out += ')';
+                       // As nested pairs, the way the chain is computed:
+                       // a + b - c is (- (+ a b) c).
+                       for (auto s = n.rest.rbegin(); s != n.rest.rend(); ++s)
+                           out += '(' + std::string(spelling(s->op)) + ' ';
+                       dump_expr(*n.first, depth, out);
+                       for (const binary_expr::step& s : n.rest) {
+                           dump_operands({s.operand.get()}, depth, out);
+                           out += ')';
+                       }
                    },
                    [&](const field_expr& n) {
                        out += "(. ";

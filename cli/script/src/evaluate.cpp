@@ -18,13 +18,19 @@ value evaluate(const expr& e, const environment& env) {
                 return apply(n.op, evaluate(*n.operand, env), e.where);
             },
             [&](const binary_expr& n) -> value {
-                value left = evaluate(*n.left, env);
-                if (n.op == binary_op::logical_and || n.op == binary_op::logical_or) {
-                    const bool l = logic_operand(n.op, left, e.where);
-                    if (l == (n.op == binary_op::logical_or)) return l;
-                    return logic_operand(n.op, evaluate(*n.right, env), e.where);
+                value result = evaluate(*n.first, env);
+                for (const binary_expr::step& s : n.rest) {
+                    if (s.op == binary_op::logical_and || s.op == binary_op::logical_or) {
+                        // `and` and `or` chains are never mixed: the first
+                        // operand that decides ends the chain.
+                        const bool decided = logic_operand(s.op, result, s.where);
+                        if (decided == (s.op == binary_op::logical_or)) return decided;
+                        result = logic_operand(s.op, evaluate(*s.operand, env), s.where);
+                    } else {
+                        result = apply(s.op, result, evaluate(*s.operand, env), s.where);
+                    }
                 }
-                return apply(n.op, left, evaluate(*n.right, env), e.where);
+                return result;
             },
             [&](const field_expr& n) -> value {
                 return field_of(evaluate(*n.object, env), n.name, e.where);

@@ -483,21 +483,19 @@ class parser {
     }
 
     parsed_expr expression() {
-        parsed_expr left = conjunction();
-        while (at_keyword("or")) {
-            const token& op = take();
-            left = binary(op, binary_op::logical_or, std::move(left), conjunction());
-        }
-        return left;
+        return chain([this] { return conjunction(); },
+                     [this]() -> std::optional<binary_op> {
+                         if (at_keyword("or")) return binary_op::logical_or;
+                         return std::nullopt;
+                     });
     }
 
     parsed_expr conjunction() {
-        parsed_expr left = negation();
-        while (at_keyword("and")) {
-            const token& op = take();
-            left = binary(op, binary_op::logical_and, std::move(left), negation());
-        }
-        return left;
+        return chain([this] { return negation(); },
+                     [this]() -> std::optional<binary_op> {
+                         if (at_keyword("and")) return binary_op::logical_and;
+                         return std::nullopt;
+                     });
     }
 
     parsed_expr negation() {
@@ -511,14 +509,15 @@ class parser {
     }
 
     parsed_expr comparison() {
-        parsed_expr left = sum();
-        const std::optional<binary_op> op = comparison_op(peek().kind);
-        if (!op) return left;
-        const token& op_token = take();
-        parsed_expr result = binary(op_token, *op, std::move(left), sum());
-        if (comparison_op(peek().kind))
-            fail(peek().where, "comparisons do not chain: write (a < b) and (b < c)");
-        return result;
+        bool compared = false;
+        return chain([this] { return sum(); },
+                     [&]() -> std::optional<binary_op> {
+                         const std::optional<binary_op> op = comparison_op(peek().kind);
+                         if (op && std::exchange(compared, true))
+                             fail(peek().where,
+                                  "comparisons do not chain: write (a < b) and (b < c)");
+                         return op;
+                     });
     }
 
     static std::optional<binary_op> comparison_op(token_kind kind) {
@@ -541,38 +540,46 @@ class parser {
     }
 
     parsed_expr sum() {
-        parsed_expr left = term();
-        while (peek().kind == token_kind::plus || peek().kind == token_kind::minus) {
-            const token& op = take();
-            left = binary(op, op.kind == token_kind::plus ? binary_op::add : binary_op::subtract,
-                          std::move(left), term());
-        }
-        return left;
+        return chain([this] { return term(); },
+                     [this]() -> std::optional<binary_op> {
+                         if (peek().kind == token_kind::plus) return binary_op::add;
+                         if (peek().kind == token_kind::minus) return binary_op::subtract;
+                         return std::nullopt;
+                     });
     }
 
     parsed_expr term() {
-        parsed_expr left = unary();
-        while (peek().kind == token_kind::star || peek().kind == token_kind::slash ||
-               peek().kind == token_kind::percent) {
-            const token& op = take();
-            const binary_op kind = op.kind == token_kind::star    ? binary_op::multiply
-                                   : op.kind == token_kind::slash ? binary_op::divide
-                                                                  : binary_op::remainder;
-            left = binary(op, kind, std::move(left), unary());
-        }
-        return left;
+        return chain([this] { return unary(); },
+                     [this]() -> std::optional<binary_op> {
+                         if (peek().kind == token_kind::star) return binary_op::multiply;
+                         if (peek().kind == token_kind::slash) return binary_op::divide;
+                         if (peek().kind == token_kind::percent) return binary_op::remainder;
+                         return std::nullopt;
+                     });
     }
 
-    parsed_expr binary(const token& op, binary_op kind, parsed_expr left, parsed_expr right) {
-        const unsigned depth = 1 + std::max(left.depth, right.depth);
-        check_depth(op.where, depth);
-        const bool is_pure = left.value.pure && right.value.pure;
-        // Positioned at the operator: that is where "division by zero" points.
-        return parsed_expr{expr{op.where,
-                                binary_expr{kind, std::make_unique<expr>(std::move(left.value)),
-                                            std::make_unique<expr>(std::move(right.value))},
-                                is_pure},
-                           depth};
+    /// OPERAND (OP OPERAND)*, the operators those op_at() finds at the next
+    /// token, as one binary_expr: it nests one level deeper than its deepest
+    /// operand, however many operators it has.
+    template <class Operand, class OpAt>
+    parsed_expr chain(Operand operand, OpAt op_at) {
+        parsed_expr first = operand();
+        std::optional<binary_op> op = op_at();
+        if (!op) return first;
+        // Positioned at the first operator; each step at its own.
+        const source_pos where = peek().where;
+        unsigned depth = first.depth;
+        bool is_pure = first.value.pure;
+        binary_expr node{std::make_unique<expr>(std::move(first.value)), {}};
+        for (; op; op = op_at()) {
+            const source_pos at = take().where;
+            parsed_expr next = operand();
+            depth = std::max(depth, next.depth);
+            is_pure = is_pure && next.value.pure;
+            node.rest.push_back({*op, at, std::make_unique<expr>(std::move(next.value))});
+        }
+        check_depth(where, depth + 1);
+        return parsed_expr{expr{where, std::move(node), is_pure}, depth + 1};
     }
 
     void check_depth(source_pos where, unsigned depth) const {

@@ -67,10 +67,18 @@ struct unary_expr {
     unary_op op;
     expr_ptr operand;
 };
+/// FIRST OP OPERAND OP OPERAND ...: operators of one precedence level,
+/// applied left to right (`a + b - c` is `(a + b) - c`). One node holds the
+/// whole chain, so a long flat sum nests no deeper than its operands, and
+/// whatever walks the tree walks a chain in a loop.
 struct binary_expr {
-    binary_op op;
-    expr_ptr left;
-    expr_ptr right;
+    struct step {
+        binary_op op;
+        source_pos where;  ///< the operator's: where "division by zero" points
+        expr_ptr operand;
+    };
+    expr_ptr first;
+    std::vector<step> rest;  ///< at least one
 };
 /// EXPR.NAME
 struct field_expr {
