@@ -51,7 +51,7 @@ TEST_CASE("counting.rts: arithmetic - repeat - and tasks get copies of variables
                   "mean: 38 remainder: 5\n"
                   "inside the task, total = 770\n"
                   "outside it, total is still 385\n"
-                  "four steps and a bit take 1001500us\n");
+                  "four steps and a bit take 1.0015s\n");
 }
 
 TEST_CASE("fanout.rts: fan out to tasks - join each - look at its outcome") {

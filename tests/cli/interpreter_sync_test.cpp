@@ -86,7 +86,7 @@ while x != none {
 print "sum" sum
 )");
     CHECK(r.err == "");
-    CHECK(r.out == "through the inner channel none 1500ms text\nsum 30\n");
+    CHECK(r.out == "through the inner channel none 1.5s text\nsum 30\n");
 }
 
 TEST_CASE("send on a closed channel and closing twice are errors") {

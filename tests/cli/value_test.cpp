@@ -117,13 +117,19 @@ TEST_CASE("strings concatenate up to a limit") {
     CHECK(error_of(binary_op::add, half, half).find("string would be longer than") == 0);
 }
 
-TEST_CASE("print shows durations in the largest whole unit") {
+TEST_CASE("print shows a duration in its largest unit - with the decimals it needs") {
     using ns = std::chrono::nanoseconds;
     CHECK(to_display(value(ns(2s))) == "2s");
-    CHECK(to_display(value(ns(1500ms))) == "1500ms");
+    CHECK(to_display(value(ns(1500ms))) == "1.5s");
+    CHECK(to_display(value(ns(18145806))) == "18.145806ms");  // what `print now` shows
+    CHECK(to_display(value(ns(1'000'000'001))) == "1.000000001s");
     CHECK(to_display(value(ns(7us))) == "7us");
+    CHECK(to_display(value(ns(1250))) == "1.25us");
     CHECK(to_display(value(ns(7))) == "7ns");
-    CHECK(to_display(value(ns(0))) == "0ns");
+    CHECK(to_display(value(ns(0))) == "0s");
+    CHECK(to_display(value(ns(-1500ms))) == "-1.5s");
+    CHECK(to_display(value(ns(std::numeric_limits<std::int64_t>::min()))) ==
+          "-9223372036.854775808s");
     CHECK(to_display(value(std::int64_t{-3})) == "-3");
     CHECK(to_display(value(std::string("a b"))) == "a b");
     CHECK(to_display(value(std::monostate{})) == "none");

@@ -94,22 +94,45 @@ std::string_view type_name(const value& v) noexcept {
                       v);
 }
 
+namespace {
+
+/// In the largest unit in which it is at least 1, with the decimals it
+/// needs: 2s, 1.5s, 18.145806ms, 7ns. Exact, and a duration literal again.
+std::string duration_text(std::int64_t ns) {
+    if (ns == 0) return "0s";
+    // The magnitude as unsigned, so that the most negative duration has one.
+    const std::uint64_t magnitude =
+        ns < 0 ? std::uint64_t{0} - static_cast<std::uint64_t>(ns) : static_cast<std::uint64_t>(ns);
+    struct unit {
+        std::uint64_t size;
+        int digits;  ///< decimals of a fraction of it
+        const char* name;
+    };
+    constexpr unit units[] = {{1'000'000'000, 9, "s"}, {1'000'000, 6, "ms"}, {1'000, 3, "us"}};
+    std::string text = ns < 0 ? "-" : "";
+    for (const unit& u : units) {
+        if (magnitude < u.size) continue;
+        text += std::to_string(magnitude / u.size);
+        if (const std::uint64_t fraction = magnitude % u.size; fraction != 0) {
+            std::string decimals = std::to_string(fraction);
+            decimals.insert(0, static_cast<std::size_t>(u.digits) - decimals.size(), '0');
+            decimals.erase(decimals.find_last_not_of('0') + 1);
+            text += '.' + decimals;
+        }
+        return text + u.name;
+    }
+    return text + std::to_string(magnitude) + "ns";
+}
+
+}  // namespace
+
 std::string to_display(const value& v) {
     return std::visit(overloaded{
                           [](std::monostate) -> std::string { return "none"; },
                           [](std::int64_t n) { return std::to_string(n); },
                           [](bool b) -> std::string { return b ? "true" : "false"; },
                           [](const std::string& s) { return s; },
-                          [](nanoseconds d) {
-                              const std::int64_t ns = d.count();
-                              if (ns != 0 && ns % 1'000'000'000 == 0)
-                                  return std::to_string(ns / 1'000'000'000) + "s";
-                              if (ns != 0 && ns % 1'000'000 == 0)
-                                  return std::to_string(ns / 1'000'000) + "ms";
-                              if (ns != 0 && ns % 1'000 == 0)
-                                  return std::to_string(ns / 1'000) + "us";
-                              return std::to_string(ns) + "ns";
-                          },
+                          [](nanoseconds d) { return duration_text(d.count()); },
                           [](const std::shared_ptr<object>& o) { return o->display(); },
                       },
                       v);
