@@ -38,6 +38,12 @@ TEST_CASE("blocks: braces end and start lines - and must balance") {
           "2:8: expected '{' to open the block of 'else', found 'print'");
     CHECK(syntax_error_of("timeout 1s {\n} else if x {\n}\n") ==
           "2:8: expected '{' to open the block of 'else', found 'if'");
+    CHECK(syntax_error_of("if x = 1 {\n}\n") ==
+          "1:6: expected '{' to open the block of 'if', found '=' (to compare, write ==; = only "
+          "assigns)");
+    CHECK(syntax_error_of("while x = 1 {\n}\n") ==
+          "1:9: expected '{' to open the block of 'while', found '=' (to compare, write ==; = "
+          "only assigns)");
 }
 
 TEST_CASE("loops: break and continue only inside one - of the same task or function") {
@@ -78,6 +84,15 @@ TEST_CASE("statements that need an operand or give a value say so") {
           "1:8: expected the value to send after the channel, found end of line");
     CHECK(syntax_error_of("write s\n") ==
           "1:8: expected the data to write after the stream, found end of line");
+    // A sign written after the first operand joins it: a hint says so.
+    CHECK(syntax_error_of("send c -1\n") ==
+          "1:10: expected the value to send after the channel, found end of line (the '-' at "
+          "1:8 subtracts: an operator joins its neighbours; to send -1, write (-1))");
+    CHECK(syntax_error_of("write s -x\n") ==
+          "1:11: expected the data to write after the stream, found end of line (the '-' at 1:9 "
+          "subtracts: an operator joins its neighbours; to write -x, write (-x))");
+    CHECK(syntax_error_of("send c - 1\n") ==
+          "1:11: expected the value to send after the channel, found end of line");
     CHECK(syntax_error_of("let x = join\n") ==
           "1:13: expected an operand after 'join', found end of line");
     CHECK(syntax_error_of("read s\n") ==

@@ -271,8 +271,10 @@ class parser {
             return compound(where, acquire_stmt{std::move(semaphore), std::move(body)});
         }
         if (keyword == "send") {
+            sign_like_operator_.reset();
             expr channel = expression().value;
-            if (at_line_end()) unexpected("the value to send after the channel");
+            if (at_line_end())
+                missing_second_operand("the value to send after the channel", "send");
             expr value = whole_value().value;
             end_of_statement("'send'");
             return compound(where, send_stmt{std::move(channel), std::move(value)});
@@ -283,8 +285,10 @@ class parser {
             return compound(where, close_stmt{std::move(target)});
         }
         if (keyword == "write") {
+            sign_like_operator_.reset();
             expr stream = expression().value;
-            if (at_line_end()) unexpected("the data to write after the stream");
+            if (at_line_end())
+                missing_second_operand("the data to write after the stream", "write");
             expr data = expression().value;
             end_of_statement("'write'");
             return compound(where, write_stmt{std::move(stream), std::move(data)});
@@ -400,6 +404,9 @@ class parser {
 
     /// '{' NEWLINE statements '}'; what follows the '}' is the caller's.
     block body(const std::string& owner) {
+        if (peek().kind == token_kind::equals)
+            fail(peek().where, "expected '{' to open the block of " + owner +
+                                   ", found '=' (to compare, write ==; = only assigns)");
         if (peek().kind != token_kind::left_brace) unexpected("'{' to open the block of " + owner);
         const source_pos open = take().where;
         if (++block_depth_ > max_block_depth)
@@ -573,6 +580,7 @@ class parser {
         binary_expr node{std::make_unique<expr>(std::move(first.value)), {}};
         for (; op; op = op_at()) {
             const source_pos at = take().where;
+            if (*op == binary_op::subtract && looks_like_sign(at)) sign_like_operator_ = at;
             parsed_expr next = operand();
             depth = std::max(depth, next.depth);
             is_pure = is_pure && next.value.pure;
@@ -580,6 +588,32 @@ class parser {
         }
         check_depth(where, depth + 1);
         return parsed_expr{expr{where, std::move(node), is_pure}, depth + 1};
+    }
+
+    /// True when the '-' at `at`, just taken, has a blank before it and its
+    /// operand right after it, as a sign is written: `c -1`.
+    bool looks_like_sign(source_pos at) const {
+        const token& next = peek();
+        if (next.where.line != at.line || next.where.column != at.column + 1 || at.column < 2)
+            return false;
+        const std::string_view line = at.file ? at.file->line_text(at.line) : std::string_view();
+        return at.column - 2 < line.size() &&
+               (line[at.column - 2] == ' ' || line[at.column - 2] == '\t');
+    }
+
+    /// The second operand of `keyword` (send, write) is missing: says so,
+    /// and when the first one holds a sign-like '-', that it subtracted.
+    [[noreturn]] void missing_second_operand(std::string_view expected, std::string_view keyword) {
+        std::string message = "expected " + std::string(expected) + ", found " + describe(peek());
+        if (sign_like_operator_) {
+            const source_pos at = *sign_like_operator_;
+            std::string_view rest = at.file->line_text(at.line).substr(at.column - 1);
+            rest = rest.substr(0, std::min<std::size_t>(rest.find_first_of(" \t#"), 20));
+            message += " (the '-' at " + std::to_string(at.line) + ':' + std::to_string(at.column) +
+                       " subtracts: an operator joins its neighbours; to " + std::string(keyword) +
+                       " " + std::string(rest) + ", write (" + std::string(rest) + "))";
+        }
+        fail(peek().where, message);
     }
 
     void check_depth(source_pos where, unsigned depth) const {
@@ -824,6 +858,9 @@ class parser {
     unsigned block_depth_ = 0;
     unsigned nesting_ = 0;     ///< open parentheses and prefix operators
     unsigned loop_depth_ = 0;  ///< loops around this point in the current task or function
+    /// The last '-' written as a sign (a blank before it, none after: `c -1`)
+    /// that the parser took for a subtraction.
+    std::optional<source_pos> sign_like_operator_;
     std::vector<call_site> calls_;
 };
 
