@@ -1,6 +1,8 @@
 // rtctl: runs async scripts on an rtkit runtime built from TOML.
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <string_view>
+#include <vector>
 
 #include "check_command.hpp"
 #include "completion_command.hpp"
@@ -8,6 +10,7 @@
 #include "conformance_command.hpp"
 #include "exit_codes.hpp"
 #include "plugins_command.hpp"
+#include "rtkit/config/closest_match.hpp"
 #include "run_command.hpp"
 
 namespace {
@@ -18,15 +21,20 @@ std::string command_path(const CLI::App& app) {
     return parent ? command_path(*parent) + " " + app.get_name() : app.get_name();
 }
 
-/// When the parse stopped because a command was missing or unknown, the
-/// message that says so and lists the commands that exist; else "".
-std::string missing_command(const CLI::App& app) {
+/// The command the parse got deepest into.
+const CLI::App& deepest_command(const CLI::App& app) {
     const CLI::App* level = &app;
     while (true) {
         const auto chosen = level->get_subcommands();
-        if (chosen.empty()) break;
+        if (chosen.empty()) return *level;
         level = chosen.front();
     }
+}
+
+/// When the parse stopped because a command was missing or unknown, the
+/// message that says so and lists the commands that exist; else "".
+std::string missing_command(const CLI::App& app) {
+    const CLI::App* level = &deepest_command(app);
     const auto known = level->get_subcommands([](const CLI::App*) { return true; });
     if (known.empty()) return "";
     std::string list;
@@ -51,6 +59,34 @@ std::string missing_command(const CLI::App& app) {
         return "rtctl: error: '" + unknown + "' is not a command; the commands are: " + list + hint;
     return "rtctl: error: '" + unknown + "' is not a command of '" + path +
            "'; its commands are: " + list + hint;
+}
+
+/// When the parse stopped at an option that the command does not have, the
+/// message that names it and the closest option it does have; else "".
+std::string unknown_option(const CLI::App& app) {
+    // The command whose arguments held it: its options are the candidates.
+    const CLI::App* level = &deepest_command(app);
+    std::string unknown;
+    for (; level; level = level->get_parent()) {
+        for (const std::string& word : level->remaining(false))
+            if (word.size() > 1 && word.front() == '-') {
+                unknown = word.substr(0, word.find('='));
+                break;
+            }
+        if (!unknown.empty()) break;
+    }
+    if (unknown.empty()) return "";
+    std::vector<std::string> names;
+    for (const CLI::Option* option : level->get_options()) {
+        for (const std::string& name : option->get_lnames())
+            names.push_back("--" + name);
+        for (const std::string& name : option->get_snames())
+            names.push_back("-" + name);
+    }
+    const std::vector<std::string_view> candidates(names.begin(), names.end());
+    const std::string path = command_path(*level);
+    return "rtctl: error: '" + path + "' has no option '" + unknown + "'" +
+           rtkit::config::did_you_mean(unknown, candidates) + " (see " + path + " --help)\n";
 }
 
 }  // namespace
@@ -82,6 +118,14 @@ int main(int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
+        // An unknown option first: whatever else went wrong may follow from it.
+        if (const std::string message = unknown_option(app);
+            !message.empty() && !dynamic_cast<const CLI::CallForHelp*>(&e) &&
+            !dynamic_cast<const CLI::CallForAllHelp*>(&e) &&
+            !dynamic_cast<const CLI::CallForVersion*>(&e)) {
+            std::cerr << message;
+            return rtctl::exit_bad_input;
+        }
         if (dynamic_cast<const CLI::RequiredError*>(&e)) {
             if (const std::string message = missing_command(app); !message.empty()) {
                 std::cerr << message;

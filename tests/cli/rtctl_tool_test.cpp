@@ -31,6 +31,27 @@ TEST_CASE("an unknown command is named as such - with the list of commands") {
           "conformance, completion (see rtctl --help)\n");
 }
 
+TEST_CASE("an unknown option is named - with the closest option of its command") {
+    const auto top = run_rtctl({"--hepl"});
+    CHECK(top.status == 2);
+    CHECK(top.err ==
+          "rtctl: error: 'rtctl' has no option '--hepl'; did you mean '--help'? (see rtctl "
+          "--help)\n");
+    // Before the command's required argument, and after it.
+    for (const auto& args : {std::vector<std::string>{"run", "--max-step", "3"},
+                             std::vector<std::string>{"run", "x.rts", "--max-step=3"}}) {
+        const auto r = run_rtctl(args);
+        CHECK(r.status == 2);
+        CHECK(r.err ==
+              "rtctl: error: 'rtctl run' has no option '--max-step'; did you mean '--max-steps'? "
+              "(see rtctl run --help)\n");
+    }
+    const auto far = run_rtctl({"config", "check", "--frobnicate"});
+    CHECK(far.err ==
+          "rtctl: error: 'rtctl config check' has no option '--frobnicate' (see rtctl "
+          "config check --help)\n");
+}
+
 TEST_CASE("conformance of a file that is not a plugin - the error on stderr names the file") {
     const auto r = run_rtctl({"conformance", "/etc/passwd"});
     CHECK(r.status == 2);
