@@ -78,9 +78,15 @@ print "root body done"
           "i.rts:3:9: error: inner gave up\n"
           "          fail \"inner gave up\"\n"
           "          ^\n"
-          "i.rts:2:5: note: in task 'inner', spawned here by task 'outer'\n"
+          "i.rts:2:5: note: in task 'inner', spawned here by task 'outer', and never joined: a "
+          "failure nobody joins fails the scope that spawned the task\n"
           "      spawn inner {\n"
           "      ^\n");
+
+    // Joined, the same failure says nothing of joins.
+    const auto joined = run_script("let h = spawn t {\n    fail \"no\"\n}\njoin h\n");
+    CHECK(joined.failed);
+    CHECK(joined.err.find("i.rts:1:9: note: in task 't', spawned here\n") != std::string::npos);
 }
 
 TEST_CASE("a task ends after every task it spawned - spawned tasks see copies") {

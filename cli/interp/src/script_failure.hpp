@@ -30,15 +30,30 @@ class script_failure : public std::exception {
     const script::script_error& error() const noexcept { return error_; }
     bool deliberate() const noexcept { return deliberate_; }
     const std::shared_ptr<const task_identity>& task() const noexcept { return task_; }
+    /// True when it comes from a task nobody joined, passed on by the end of
+    /// the scope that spawned it.
+    bool never_joined() const noexcept { return never_joined_; }
+    /// The same failure, passed on because nobody joined its task.
+    script_failure as_never_joined() const {
+        script_failure copy = *this;
+        copy.never_joined_ = true;
+        return copy;
+    }
 
   private:
     script::script_error error_;
     bool deliberate_;
     std::shared_ptr<const task_identity> task_;
+    bool never_joined_ = false;
 };
 
+/// `failure` marked as passed on because nobody joined its task, when it is
+/// a script_failure; else `failure` itself.
+std::exception_ptr never_joined(const std::exception_ptr& failure);
+
 /// The diagnostic (see script::format_diagnostic), followed by a note that
-/// names the task when it is not the root, at its spawn:
+/// names the task when it is not the root, at its spawn (and says when
+/// nobody joined it):
 ///   FILE:LINE:COLUMN: note: in task 'worker', spawned here
 ///     spawn worker {
 ///     ^

@@ -62,7 +62,7 @@ rtkit::task<void> task_scope::close() {
             if (!failed->claim_observation()) continue;
             region_->cancel_region(
                 rtkit::cancel_reason{"task '" + failed->identity()->name + "' failed"});
-            std::rethrow_exception(failed->outcome()->failure());
+            std::rethrow_exception(never_joined(failed->outcome()->failure()));
         }
         if (running_ == 0) co_return;
         co_await changed_.notified();

@@ -100,7 +100,7 @@ rtkit::task<flow> engine::run_scope(frame& f, const script::block& body) {
     // not pass on go no further than here: print them.
     scope.finish_unstarted();
     for (const auto& record : scope.unreported_failures())
-        report(record->outcome()->failure());
+        report(never_joined(record->outcome()->failure()));
     // Every task ended, so these awaits neither wait nor throw.
     std::vector<rtkit::join_handle<script::value>> failed = scope.failed_handles(true);
     for (auto& handle : failed)
