@@ -119,8 +119,16 @@ TEST_CASE("rtctl check: exit 0 when valid - 2 with the position when not") {
     const auto bad = run_rtctl({"check", scripts + "syntax_error.rts"});
     CHECK(bad.status == 2);
     CHECK(bad.err.rfind(scripts + "syntax_error.rts:2:15: error:", 0) == 0);
-    // check does not run anything, so a runtime error is not its business.
+    // check does not run anything, so a runtime error of values is not its business.
     CHECK(run_rtctl({"check", scripts + "division_by_zero.rts"}).status == 0);
+    // Names are: every unknown variable and redeclaration, each at its place.
+    const auto names = run_rtctl({"check", scripts + "unjoined_error.rts"});
+    CHECK(names.status == 2);
+    CHECK(names.out == "");
+    CHECK(names.err == scripts +
+                           "unjoined_error.rts:4:11: error: unknown variable 'undefined_name'\n"
+                           "      print undefined_name\n"
+                           "            ^\n");
 }
 
 TEST_CASE("usage errors and unreadable scripts exit 2") {
