@@ -36,8 +36,9 @@ bool pop_timeout(timeout_state& scope) noexcept;
 /// coroutine of its own, so a timeout costs no frame beyond the inner task's,
 /// and an inner task that completes at once never arms a timer.
 /// Yields std::optional<T> (bool for void: whether it completed in time).
+/// [[nodiscard]]: a timeout that is not awaited runs nothing.
 template <class T>
-class timeout_awaiter {
+class [[nodiscard]] timeout_awaiter {
   public:
     using result_type = std::conditional_t<std::is_void_v<T>, bool, std::optional<T>>;
 

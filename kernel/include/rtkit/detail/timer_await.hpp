@@ -11,7 +11,8 @@ namespace rtkit::detail {
 
 /// Awaitable of sleep/sleep_until: arms a timer on suspend, disarms it when the
 /// awaiting task stops waiting early (it is cancelled, say). A cancellation point.
-class sleep_awaiter : leaf_check {
+/// [[nodiscard]]: a sleep that is not awaited does nothing.
+class [[nodiscard]] sleep_awaiter : leaf_check {
   public:
     sleep_awaiter(handle& home, instant deadline) noexcept
         : leaf_check{&ready}, home_(&home), deadline_(deadline) {}
@@ -45,8 +46,8 @@ class sleep_awaiter : leaf_check {
 };
 
 /// Awaitable of yield_now: lets every other ready task run once first. A
-/// cancellation point.
-struct yield_awaiter {
+/// cancellation point. [[nodiscard]]: a yield that is not awaited does nothing.
+struct [[nodiscard]] yield_awaiter {
     bool await_ready() const noexcept { return false; }
     void await_suspend(std::coroutine_handle<>) const noexcept { yield_requested_slot = true; }
     void await_resume() const { check_cancel(); }
