@@ -105,6 +105,19 @@ class cx {
         return spawn(detail::invoke_with_cx<R>(std::move(body)));
     }
 
+    /// Anything else: refused with what spawn takes. (For a callable that
+    /// takes nothing, it returns the handle a cx parameter would have given,
+    /// so that this is the only error.)
+    template <class F>
+    requires(!std::invocable<F&, cx>) auto spawn(F) const {
+        static_assert(!std::is_same_v<F, F>,
+                      "spawn takes a task, spawn(f()), or a callable whose parameter is the new "
+                      "task's rtkit::cx, spawn([](rtkit::cx) -> rtkit::task<T> { ... }): give "
+                      "this callable that parameter");
+        if constexpr (std::is_invocable_v<F&>)
+            return join_handle<detail::task_value_t<std::invoke_result_t<F&>>>();
+    }
+
     /// Runs `body(inner)` in a new child region and returns its value once the
     /// region has closed: every task spawned through `inner` (or cx::current()
     /// inside the body) has finished. If the body throws, the region's tasks are
@@ -197,6 +210,11 @@ join_handle<T> spawn(task<T> t) {
 template <class F>
 requires std::invocable<F&, cx>
 auto spawn(F body) {
+    return cx::current().spawn(std::move(body));
+}
+/// Anything else: refused with what spawn takes (see cx::spawn).
+template <class F>
+requires(!std::invocable<F&, cx>) auto spawn(F body) {
     return cx::current().spawn(std::move(body));
 }
 /// cx::current().sleep(d)
