@@ -350,7 +350,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         rtkit::runtime runtime(config);
         heap->begin(interpreter);
         try {
-            runtime.block_on(interpreter.run());
+            runtime.block_on(interpreter.run(runtime));
         } catch (const rtkit::interp::script_failed&) {
             failed = true;
         } catch (const std::exception& e) {

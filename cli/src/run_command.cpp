@@ -176,7 +176,7 @@ int run_command(const run_options& options) {
     } disarm{watchdog};
     try {
         rtkit::runtime runtime(*config);
-        runtime.block_on(interpreter.run());
+        runtime.block_on(interpreter.run(runtime));
         watchdog->run_ended();
     } catch (const rtkit::interp::script_failed&) {
         watchdog->run_ended();

@@ -277,7 +277,7 @@ TEST_CASE("stop() from another thread cancels a task in the middle of spin") {
     {
         rtkit::runtime runtime;
         try {
-            runtime.block_on(interpreter.run());
+            runtime.block_on(interpreter.run(runtime));
         } catch (const rtkit::interp::script_failed&) {
             failed = true;
         }

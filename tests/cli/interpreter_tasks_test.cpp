@@ -465,6 +465,29 @@ TEST_CASE("a shorter deadlock watch period reports a deadlock before a time limi
     CHECK(r.err.rfind("error: deadlock: ", 0) == 0);
 }
 
+TEST_CASE("tasks woken together and draining slowly are not a deadlock") {
+    using namespace std::chrono_literals;
+    // Closing the channel wakes every receiver at once; they run one after
+    // the other, and none starts a statement as it leaves its recv. A watch
+    // that looks every millisecond sees the drain many times.
+    rtkit::interp::interpreter_options options;
+    options.deadlock_watch_period = 1ms;
+    const auto r = run_script(R"(let c = channel(1)
+repeat 10000 {
+    spawn receiver {
+        recv c
+    }
+}
+sleep 10ms
+close c
+join_all
+print "drained"
+)",
+                              options);
+    CHECK(r.err == "");
+    CHECK(r.out == "drained\n");
+}
+
 TEST_CASE("a deadlock watch period of zero is refused") {
     const auto program = rtkit::script::parse("i.rts", "print 1\n");
     std::ostringstream out, err;

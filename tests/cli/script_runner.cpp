@@ -48,7 +48,7 @@ script_result run_script(std::string text, rtkit::interp::interpreter_options op
     {
         rtkit::runtime runtime(on_test_flavor(config));
         try {
-            runtime.block_on(interpreter.run());
+            runtime.block_on(interpreter.run(runtime));
         } catch (const rtkit::interp::script_failed&) {
             result.failed = true;
         }

@@ -35,9 +35,9 @@ using task_places =
 /// Counts the tasks of a script and those that wait for another task: on a
 /// channel (send, recv), a join, a semaphore, a race or the end of the tasks
 /// of a scope. Only tasks of the script can end such a wait. When every task
-/// waits so, and no statement ran between two looks, the script is stuck.
-/// (A wait for a timer or a socket is not counted: something outside the
-/// tasks can end it.) Thread-safe.
+/// waits so while the runtime has nothing to run (engine::runtime_idle), the
+/// script is stuck. (A wait for a timer or a socket is not counted:
+/// something outside the tasks can end it.) Thread-safe.
 class deadlock_watch {
   public:
     /// Between a task's first and last statement.

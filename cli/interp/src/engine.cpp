@@ -36,8 +36,8 @@ interpreter::interpreter(const script::program& program, std::ostream& out, std:
 
 interpreter::~interpreter() = default;
 
-rtkit::task<void> interpreter::run() {
-    return engine_->run();
+rtkit::task<void> interpreter::run(const rtkit::runtime& runtime) {
+    return engine_->run(runtime);
 }
 
 void interpreter::stop(std::string reason) {
@@ -52,7 +52,8 @@ std::size_t interpreter::errors_reported() const noexcept {
     return engine_->errors_reported();
 }
 
-rtkit::task<void> engine::run() {
+rtkit::task<void> engine::run(const rtkit::runtime& runtime) {
+    runtime_ = &runtime;
     start_ = rtkit::now();
     if (options_.max_time > rtkit::duration::zero())
         time_limit_ = rtkit::saturating_add(start_, options_.max_time);
@@ -204,18 +205,28 @@ std::chrono::nanoseconds engine::elapsed() const {
 }
 
 rtkit::task<void> engine::watch_for_deadlock() {
-    // A task that was just woken takes a step as soon as it runs, so two
-    // looks a period apart with no step between them rule that case out.
+    // Not from the statements the script starts (woken tasks may drain for
+    // long without starting one) but from the runtime's own state: whether
+    // anything can run.
     const rtkit::duration period = options_.deadlock_watch_period;
-    std::uint64_t steps_seen = steps_.load(std::memory_order_relaxed);
-    int quiet_looks = 0;
+    int stuck_looks = 0;
+    std::uint64_t polls_seen = 0;
     while (true) {
         co_await rtkit::sleep(period);
-        const std::uint64_t steps = steps_.load(std::memory_order_relaxed);
+        // The runtime first: a task that leaves the watch (it ends) is still
+        // alive in the runtime until it has woken whoever joins it.
+        const rtkit::runtime_metrics runtime = runtime_->metrics();
         const auto stuck = deadlocks_.stuck();
-        quiet_looks = !stuck.empty() && steps == steps_seen ? quiet_looks + 1 : 0;
-        steps_seen = steps;
-        if (quiet_looks < 2) continue;
+        // A task that a worker took from its lane is in no lane while it
+        // runs: that no task but this watch was polled since the last look
+        // says that none was running then.
+        const bool none_ran = runtime.polls - polls_seen <= 1;
+        polls_seen = runtime.polls;
+        if (stuck.empty() || !runtime_idle(runtime, stuck.size()))
+            stuck_looks = 0;
+        else
+            stuck_looks = none_ran ? stuck_looks + 1 : 1;
+        if (stuck_looks < 2) continue;
         report_text(
             "error: deadlock: every task waits for another one (on a channel, a join, a "
             "semaphore or the end of the tasks it spawned), so none can go on\n" +
@@ -223,6 +234,16 @@ rtkit::task<void> engine::watch_for_deadlock() {
         stop("deadlock");
         co_return;
     }
+}
+
+bool engine::runtime_idle(const rtkit::runtime_metrics& runtime, std::size_t waiting_tasks) const {
+    // Besides the script's tasks, the runtime runs this watch and the time
+    // limit's watch. Each has a timer: the time limit's is armed, and this
+    // watch's has fired, but a worker counts the timers it fired only after
+    // waking their tasks, so it may still read as pending.
+    const std::uint64_t watches = time_limit_ != rtkit::instant::max() ? 2 : 1;
+    return runtime.queued == 0 && runtime.injection_queue_depth == 0 &&
+           runtime.timers_pending <= watches && runtime.tasks_alive <= waiting_tasks + watches;
 }
 
 rtkit::task<void> engine::watch_time_limit() {

@@ -95,8 +95,9 @@ class engine {
            interpreter_options options)
         : program_(program), out_(out), err_(err), options_(options) {}
 
-    /// The root task: the top level. Throws script_failed when the script failed.
-    rtkit::task<void> run();
+    /// The root task: the top level, on `runtime`. Throws script_failed when
+    /// the script failed.
+    rtkit::task<void> run(const rtkit::runtime& runtime);
     std::size_t errors_reported() const noexcept { return errors_.load(); }
     std::uint64_t live_tasks() const noexcept {
         return live_tasks_.load(std::memory_order_relaxed);
@@ -135,9 +136,17 @@ class engine {
     /// between objects once the script ended.
     void track(const std::shared_ptr<script::object>& o);
     std::chrono::nanoseconds elapsed() const;
-    /// While the script runs: stops it with an error when deadlocks_ finds
-    /// it stuck at two looks in a row, with no statement run between them.
+    /// While the script runs: stops it with an error when it is stuck at two
+    /// looks in a row: deadlocks_ finds every task waiting for another one,
+    /// the runtime is idle (runtime_idle), and it polled no task between the
+    /// looks but this watch.
     rtkit::task<void> watch_for_deadlock();
+    /// True when `runtime` (a snapshot of the script's runtime) has no task
+    /// to run, none handed in, no timer armed but the time limit's, and no
+    /// task alive but the watches and the script's `waiting_tasks`: nothing
+    /// can end a wait of the script. (A wait for a socket is no wait for
+    /// another task: deadlocks_ does not count it.)
+    bool runtime_idle(const rtkit::runtime_metrics& runtime, std::size_t waiting_tasks) const;
     /// While the script runs: stops it at its time limit, with an error at
     /// the statements where tasks wait, or at the next statement that runs.
     rtkit::task<void> watch_time_limit();
@@ -177,6 +186,7 @@ class engine {
 
   private:
     const script::program& program_;
+    const rtkit::runtime* runtime_ = nullptr;  ///< set by run()
     std::ostream& out_;
     std::ostream& err_;
     interpreter_options options_;

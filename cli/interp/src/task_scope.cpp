@@ -56,7 +56,8 @@ std::vector<std::shared_ptr<task_record>> task_scope::collect_finished() {
     return failed_unseen;
 }
 
-rtkit::task<void> task_scope::close() {
+rtkit::task<void> task_scope::close(deadlock_watch& watch, task_waits& task,
+                                    script::source_pos where) {
     while (true) {
         for (std::shared_ptr<task_record>& failed : collect_finished()) {
             if (!failed->claim_observation()) continue;
@@ -65,6 +66,7 @@ rtkit::task<void> task_scope::close() {
             std::rethrow_exception(never_joined(failed->outcome()->failure()));
         }
         if (running_ == 0) co_return;
+        const deadlock_watch::waiting waiting(watch, task, where);
         co_await changed_.notified();
     }
 }

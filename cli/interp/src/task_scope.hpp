@@ -10,6 +10,7 @@
 #include <rtkit/cx.hpp>
 #include <rtkit/sync/notify.hpp>
 
+#include "deadlock_watch.hpp"
 #include "task_record.hpp"
 
 namespace rtkit::interp {
@@ -48,8 +49,10 @@ class task_scope {
 
     /// Waits for every task. At the first failure nobody looked at, cancels
     /// the others and throws it: the region then waits for them to end. A
-    /// cancellation point (then the region cancels the tasks).
-    rtkit::task<void> close();
+    /// cancellation point (then the region cancels the tasks). While it waits
+    /// for a task to end (and only then: taking in the ended tasks may take
+    /// long), `task` counts for `watch` as waiting at `where`.
+    rtkit::task<void> close(deadlock_watch& watch, task_waits& task, script::source_pos where);
 
     /// The handles of failed tasks, whose runtime outcome the caller must
     /// take (`co_await std::move(h)`): a task body passes its failure on to

@@ -118,10 +118,7 @@ rtkit::task<flow> engine::run_scope_body(rtkit::cx region, frame& f, const scrip
         ~pop_scope() { task.scopes.pop_back(); }
     } pop{f.task};
     const flow ended = co_await run_block(f, body);
-    {
-        const deadlock_watch::waiting waiting(deadlocks(), f.task, body.where);
-        co_await scope.close();
-    }
+    co_await scope.close(deadlocks(), f.task, body.where);
     co_return ended;
 }
 
@@ -166,8 +163,11 @@ rtkit::task<script::value> engine::join_all(frame& f, const script::builtin_expr
         }
     }
     std::vector<std::shared_ptr<script::task_outcome>> outcomes;
-    const deadlock_watch::waiting waiting(deadlocks(), f.task, where);
     for (const auto& task : tasks) {
+        // Counted as waiting only for a task still running: a join_all of
+        // many ended tasks takes a while, and runs all that time.
+        std::optional<deadlock_watch::waiting> waiting;
+        if (!task->outcome()) waiting.emplace(deadlocks(), f.task, where);
         auto outcome = co_await task->join();
         outcomes.push_back(std::move(outcome));
     }

@@ -8,6 +8,7 @@
 #include <ostream>
 #include <string>
 
+#include <rtkit/runtime.hpp>
 #include <rtkit/task.hpp>
 #include <rtkit/time.hpp>
 
@@ -43,13 +44,17 @@ struct interpreter_options {
     /// task that does neither for ten deadlock watch periods (a long builtin)
     /// is named at the statement it runs.
     rtkit::duration max_time{0};
-    /// How often the deadlock watch looks whether every task waits for
-    /// another. It reports a deadlock at the second look in a row that finds
-    /// so with no statement run between them: two to three periods after the
-    /// tasks got stuck. Shorter finds a deadlock sooner, and costs a wake-up
-    /// per period. Past the time limit, the watch looks ten times per period
-    /// for the tasks to report (see max_time). Must be positive (the
-    /// constructor throws std::invalid_argument otherwise).
+    /// How often the deadlock watch looks whether the script is stuck: every
+    /// task of it waits for another one, and the runtime has nothing to run:
+    /// no task queued or handed in, none alive but those, no timer armed but
+    /// the interpreter's own. It reports a deadlock at the second look in a
+    /// row that finds so with no task polled in between (the runtime's state
+    /// is read worker by worker, not at one instant): two to three periods
+    /// after the tasks got stuck. The runtime given to run() must run nothing
+    /// else while the script waits, or no deadlock is reported. Shorter finds a deadlock sooner,
+    /// and costs a wake-up per period. Past the time limit, the watch looks
+    /// ten times per period for the tasks to report (see max_time). Must be
+    /// positive (the constructor throws std::invalid_argument otherwise).
     rtkit::duration deadlock_watch_period = default_deadlock_watch_period;
     /// Called once when the script is stopped (a limit or a deadlock, once
     /// its error is printed; or stop()), on the thread that stops it, before
@@ -82,9 +87,10 @@ class interpreter {
     interpreter(const interpreter&) = delete;
     interpreter& operator=(const interpreter&) = delete;
 
-    /// The root task: the program's top level, for runtime::block_on. Throws
+    /// The root task: the program's top level, for `runtime.block_on`: the
+    /// runtime it runs on, whose state the deadlock watch reads. Throws
     /// script_failed when the script failed (the errors were printed).
-    rtkit::task<void> run();
+    rtkit::task<void> run(const rtkit::runtime& runtime);
 
     /// Cancels every task of the script; each sees it at its next wait. The
     /// script then ends with "the script was stopped: REASON" unless it
