@@ -144,7 +144,7 @@ close l
 
 // The reader is in its read when `close` runs only because one thread ran it
 // up to there at the yield.
-TEST_CASE("close ends a wait in accept or read in another task" *
+TEST_CASE("close ends a wait in accept or read in another task as the end of the socket does" *
           doctest::test_suite("current_thread_order")) {
     for (const std::string reactor : {"epoll", "uring"}) {
         CAPTURE(reactor);
@@ -153,7 +153,7 @@ let accepted = channel(1)
 let acceptor = spawn acceptor {
     let c = accept l
     send accepted c
-    let second = accept l
+    print "accept gave" accept l == none
 }
 let client = connect l.address
 let c = recv accepted
@@ -164,11 +164,11 @@ yield
 close c
 join reader
 close l
-print (join acceptor).message
+join acceptor
 )",
                                   {}, with_reactor(reactor));
         CHECK(r.err == "");
-        CHECK(r.out.rfind("read gave true\naccept on a closed listener (127.0.0.1:", 0) == 0);
+        CHECK(r.out == "read gave true\naccept gave true\n");
     }
 }
 

@@ -162,6 +162,7 @@ rtkit::task<script::value> engine::builtin(frame& f, const script::builtin_expr&
             const deadlock_watch::waiting waiting(deadlocks(), f.task, where,
                                                   deadlock_watch::ended_by::time_or_socket);
             std::shared_ptr<script::object> stream = co_await listener->accept(where);
+            if (!stream) co_return script::value();  // the listener was closed meanwhile
             co_return stream;
         }
         case builtin::connect: {

@@ -156,8 +156,9 @@ rtkit::task<std::shared_ptr<tcp_stream_object>> tcp_listener_object::accept(
     try {
         stream = co_await listener_.accept();
     } catch (const std::system_error& e) {
-        if (closed_.load(std::memory_order_acquire))
-            fail(where, "accept on a closed listener (" + address_ + ")");
+        // Closed while this accept waited: the end of the listener, as a
+        // read waiting on a stream closed meanwhile gives the end of it.
+        if (closed_.load(std::memory_order_acquire)) co_return nullptr;
         io_failed(e, where);
     }
     co_return std::make_shared<tcp_stream_object>(std::move(stream));

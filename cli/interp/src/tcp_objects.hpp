@@ -57,7 +57,8 @@ class tcp_stream_object final : public script::object {
 };
 
 /// A listening TCP socket on loopback. One task accepts at a time; `close`
-/// ends a waiting accept with an error.
+/// ends a waiting accept with no stream (null), as closing a stream ends a
+/// waiting read with no bytes; an accept that starts after it is an error.
 class tcp_listener_object final : public script::object {
   public:
     /// Binds and listens (port 0 picks a free port: see .port).
