@@ -280,12 +280,18 @@ RTKIT_REACTOR_PLUGIN=nosuch "$work/embed/build/embed" "$work/embed/runtime.toml"
     { cat "$work/embed-env.out"; fail "environment_layer::apply did not read RTKIT_REACTOR_PLUGIN"; }
 
 step "the installed rtkit-mini-redis starts on the installed plugins"
-coproc mini_redis { exec "$prefix/bin/rtkit-mini-redis" --port 0 --set reactor.strict=true 2>&1; }
-ready=""
-read -t 60 -r ready <&"${mini_redis[0]}" || true
-kill "$mini_redis_PID" 2>/dev/null || true
-wait "$mini_redis_PID" 2>/dev/null || true
+"$prefix/bin/rtkit-mini-redis" --port 0 --set reactor.strict=true >"$work/mini_redis.out" 2>&1 &
+server=$!
+# Waits for the server's first line, or for it to end; at most 60 s.
+for _ in $(seq 600); do
+    [ -s "$work/mini_redis.out" ] && break
+    kill -0 "$server" 2>/dev/null || break
+    sleep 0.1
+done
+kill "$server" 2>/dev/null || true
+wait "$server" 2>/dev/null || true
+ready=$(head -n 1 "$work/mini_redis.out")
 [[ "$ready" == "rtkit-mini-redis: ready to accept connections on 127.0.0.1:"*" (epoll, current_thread)" ]] ||
-    fail "the installed rtkit-mini-redis did not start: $ready"
+    { cat "$work/mini_redis.out"; fail "the installed rtkit-mini-redis did not start"; }
 
 echo "package test: ok (the script ran in $elapsed_ms ms)"
