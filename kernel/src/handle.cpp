@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "rtkit/cx.hpp"
+#include "rtkit/detail/chaos.hpp"
 #include "rtkit/detail/region_node.hpp"
 #include "rtkit/detail/task_extras.hpp"
 #include "task_wake.hpp"
@@ -29,6 +30,7 @@ enum class claimed : std::uint8_t {
 /// nothing, a finished one ignores wakes.
 claimed claim_queue(task_header* task, std::uint64_t queued_as) noexcept {
     using namespace task_state;
+    RTKIT_CHAOS_POINT(task_state_changing);
     std::uint64_t s = task->state.load(std::memory_order_acquire);
     for (;;) {
         if (s & (complete | scheduled)) return claimed::nothing;
@@ -91,6 +93,7 @@ void wake_task(task_header* task) noexcept {
         if (task->state.fetch_or(root_woken, std::memory_order_seq_cst) & (root_woken | complete))
             return;
         task->state.notify_all();  // a caller polling it off the worker waits on the word
+        RTKIT_CHAOS_POINT(root_woken);
         worker_group& group = task->home().group();
         // A current-thread caller driving the worker may be parked in it.
         if (group.kind() == worker_group::flavor::current_thread)

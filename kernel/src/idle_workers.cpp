@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "rtkit/detail/chaos.hpp"
+
 namespace rtkit::detail {
 
 void idle_workers::reset(std::size_t workers) noexcept {
@@ -49,12 +51,17 @@ bool idle_workers::try_start_searching() noexcept {
     std::uint32_t s = state_.load(std::memory_order_seq_cst);
     for (;;) {
         if (2 * (s & searching_mask) >= (s >> 16)) return false;
-        if (state_.compare_exchange_weak(s, s + 1, std::memory_order_seq_cst)) return true;
+        if (state_.compare_exchange_weak(s, s + 1, std::memory_order_seq_cst)) {
+            RTKIT_CHAOS_POINT(searching_changed);
+            return true;
+        }
     }
 }
 
 bool idle_workers::stop_searching() noexcept {
-    return (state_.fetch_sub(1, std::memory_order_seq_cst) & searching_mask) == 1;
+    const bool last = (state_.fetch_sub(1, std::memory_order_seq_cst) & searching_mask) == 1;
+    RTKIT_CHAOS_POINT(searching_changed);
+    return last;
 }
 
 void idle_workers::park(std::uint16_t index, bool was_searching) noexcept {

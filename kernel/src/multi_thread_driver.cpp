@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "root_wake.hpp"
+#include "rtkit/detail/chaos.hpp"
 #include "rtkit/detail/task_extras.hpp"
 #include "rtkit/diagnostics.hpp"
 #include "thread_context.hpp"
@@ -130,6 +131,7 @@ bool multi_thread_driver::steal(worker& w) {
 bool multi_thread_driver::park(worker& w, bool searching) {
     idle_workers& idle = group_.idle();
     idle.park(w.index(), searching);
+    RTKIT_CHAOS_POINT(parking);
     // Work may have come that woke nobody: while this worker searched, if it
     // was the last searcher; or, if it was refused searching because another
     // worker searched, that one may have found work, stopped and looked for
@@ -143,11 +145,13 @@ bool multi_thread_driver::park(worker& w, bool searching) {
     // One parked worker waits in the reactor for everybody's I/O.
     const bool in_reactor = group_.try_lock_io();
     w.park_state().announce(in_reactor ? parker::in_reactor : parker::on_futex);
+    RTKIT_CHAOS_POINT(park_announced);
     // A last look, after announcing: work published before it is seen here,
     // work published after it finds this worker waiting and ends the wait.
     const bool work_came = w.inbox_may_have_items() || !group_.injector_looks_empty() ||
                            !idle.is_parked(w.index()) || group_.shutting_down();
     if (!work_came) {
+        RTKIT_CHAOS_POINT(park_waiting);
         worker_counters& counters = w.counters();
         const instant parked_at = w.now();
         if (in_reactor) {
@@ -161,6 +165,7 @@ bool multi_thread_driver::park(worker& w, bool searching) {
     }
     w.park_state().clear();
     if (in_reactor) group_.unlock_io();
+    RTKIT_CHAOS_POINT(park_woke);
     return idle.woke(w.index());
 }
 
@@ -171,6 +176,7 @@ void multi_thread_driver::unwind_local_tasks(worker& w) {
                t->extras()->local_owner == me;
     };
     for (int round = 0; round < local_unwind_rounds && w.local_tasks_of(me) > 0; ++round) {
+        RTKIT_CHAOS_POINT(worker_unwinding);
         w.drain_inbox();
         w.for_each_task([&](task_header* t) {
             if (local_here(t) &&
@@ -260,9 +266,11 @@ bool multi_thread_driver::shutdown() {
     // From a task on a worker thread: joining this thread, or retiring the
     // worker it is running, must wait for a call from outside.
     if (handle* here = driving(); here && &here->group() == &group_) return false;
+    RTKIT_CHAOS_POINT(shutdown_joining);
     for (std::thread& t : threads_)
         if (t.joinable()) t.join();
     threads_.clear();
+    RTKIT_CHAOS_POINT(shutdown_retiring);
     group_.retire();
     stopped_ = true;
     return true;

@@ -7,6 +7,8 @@
 #include <climits>
 #include <ctime>
 
+#include "rtkit/detail/chaos.hpp"
+
 namespace rtkit::detail {
 
 void parker::wait_on_futex(duration timeout) noexcept {
@@ -25,6 +27,7 @@ void parker::wait_on_futex(duration timeout) noexcept {
 }
 
 void parker::unpark() noexcept {
+    RTKIT_CHAOS_POINT(unparking);
     int s = state_.load(std::memory_order_seq_cst);
     switch (s) {
         case resting:

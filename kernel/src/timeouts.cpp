@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "rtkit/cx.hpp"
+#include "rtkit/detail/chaos.hpp"
 #include "rtkit/detail/task_extras.hpp"
 #include "rtkit/detail/timeout_scope.hpp"
 #include "worker_group.hpp"
@@ -33,6 +34,7 @@ namespace {
 void timer_wake_by_ref(void* data) {
     auto* timer = static_cast<armed_timer*>(data);
     if (timer->disarmed.load(std::memory_order_acquire)) return;
+    RTKIT_CHAOS_POINT(timeout_firing);
     timer->fired.store(true, std::memory_order_release);
     // Interrupt the task at its current await point.
     if (timer->task->state.fetch_or(task_state::timeout_fired, std::memory_order_acq_rel) &

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "rtkit/detail/chaos.hpp"
 #include "rtkit/detail/task_extras.hpp"
 #include "thread_context.hpp"
 #include "timeouts.hpp"
@@ -60,6 +61,7 @@ void worker::lock_from_now() noexcept {
 // push (inline in the header): a yield goes through both.
 [[gnu::always_inline]] inline task_header* worker::pop_lanes() noexcept {
     for (;;) {
+        RTKIT_CHAOS_POINT(lanes_popping);
         if (shared_) lanes_lock_.lock();
         schedulable* const next = lanes_->pop();
         std::uint64_t state = 0;
@@ -98,6 +100,7 @@ void worker::promote(task_header* task) noexcept {
 }
 
 std::size_t worker::steal_into(task_header** out, std::size_t max) noexcept {
+    RTKIT_CHAOS_POINT(stealing);
     if (!lanes_lock_.try_lock()) return 0;  // its owner is at it: try another victim
     const std::size_t queued_before = lanes_->size();
     const std::size_t want = std::min({max, (queued_before + 1) / 2, max_steal});
@@ -266,15 +269,18 @@ std::optional<instant> worker::next_deadline() const noexcept {
 
 void worker::send_task(task_header* task) noexcept {
     tasks_in_.push(entry_to_queue(task));
+    RTKIT_CHAOS_POINT(inbox_pushed);
     parker_.unpark();
 }
 
 void worker::send_request(remote_request* request) noexcept {
     requests_in_.push(request);
+    RTKIT_CHAOS_POINT(inbox_pushed);
     parker_.unpark();
 }
 
 void worker::drain_inbox() {
+    RTKIT_CHAOS_POINT(queue_popping);
     if (!tasks_in_.looks_empty()) {
         worker_group::admission taking(group_);
         // One worker: whatever its inbox holds came from outside (inject()).
@@ -286,6 +292,7 @@ void worker::drain_inbox() {
         group_.note_alive_tasks();
     }
     while (remote_request* r = requests_in_.pop()) {
+        RTKIT_CHAOS_POINT(inbox_request);
         carry_out(*r);
         delete r;
     }
@@ -513,6 +520,7 @@ void worker::mark_idle_or_requeue(task_header* task) noexcept {
     using namespace task_state;
     std::uint64_t s = task->state.load(std::memory_order_relaxed);
     std::uint64_t next;
+    RTKIT_CHAOS_POINT(task_state_changing);
     do {  // running -> idle, or requeued still running (as a yield) if a wake marked it
         next = (s & notified) ? s & ~notified : s & ~running;
     } while (!task->state.compare_exchange_weak(s, next, std::memory_order_acq_rel));
@@ -540,6 +548,7 @@ void worker::complete(task_header* task) noexcept {
     region_node* const region = task->region();
     // Finished, and the store's reference dropped, in one locked instruction;
     // unless a joiner waits, whose wake needs the task alive until it is made.
+    RTKIT_CHAOS_POINT(task_state_changing);
     std::uint64_t s = task->state.load(std::memory_order_relaxed);
     while (!(s & join_waker)) {
         if (task->state.compare_exchange_weak(s, (s | task_state::complete) - one_ref,
@@ -549,9 +558,12 @@ void worker::complete(task_header* task) noexcept {
             return;
         }
     }
+    RTKIT_CHAOS_POINT(completing_with_joiner);
     task->state.fetch_or(task_state::complete, std::memory_order_acq_rel);
-    if (task_header* joiner = task->extras()->joiner.exchange(nullptr, std::memory_order_acq_rel))
+    if (task_header* joiner = task->extras()->joiner.exchange(nullptr, std::memory_order_acq_rel)) {
+        RTKIT_CHAOS_POINT(joiner_taken);
         joiner->adopt_as_waker().wake();
+    }
     task->release();  // the store's reference
     region->leave();
 }

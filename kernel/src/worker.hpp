@@ -14,6 +14,7 @@
 #include "mpsc_queue.hpp"
 #include "parker.hpp"
 #include "remote_request.hpp"
+#include "rtkit/detail/chaos.hpp"
 #include "rtkit/detail/handle.hpp"
 #include "rtkit/detail/region_node.hpp"
 #include "rtkit/lane_policy.hpp"
@@ -279,6 +280,7 @@ namespace rtkit::detail {
 // Inline: wakes on the worker's own thread push from other files, and a
 // call per wake was a noticeable part of a channel round trip.
 inline void worker::push(task_header* task) noexcept {
+    RTKIT_CHAOS_POINT(lanes_pushing);
     if (shared_) lanes_lock_.lock();
     queue_held(task);
     count_push();

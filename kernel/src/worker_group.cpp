@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "rtkit/clock.hpp"
+#include "rtkit/detail/chaos.hpp"
 #include "rtkit/detail/task_extras.hpp"
 #include "rtkit/diagnostics.hpp"
 #include "thread_context.hpp"
@@ -73,11 +74,13 @@ void worker_group::inject(task_header* task) noexcept {
         return;
     }
     injector_.push(entry_to_queue(task));
+    RTKIT_CHAOS_POINT(injector_pushed);
     if (const auto index = idle_.worker_to_notify_after_rmw())
         workers_[*index]->park_state().unpark();
 }
 
 std::size_t worker_group::take_injected(schedulable** out, std::size_t max) noexcept {
+    RTKIT_CHAOS_POINT(queue_popping);
     if (injector_.looks_empty() || !injector_consumer_.try_lock()) return 0;
     std::size_t taken = 0;
     while (taken < max)
@@ -127,6 +130,7 @@ std::size_t worker_group::poll_io(duration timeout) {
 
 void worker_group::begin_shutdown() noexcept {
     shutting_down_.store(true, std::memory_order_release);
+    RTKIT_CHAOS_POINT(shutdown_begun);
     unpark_all();
 }
 
@@ -292,6 +296,7 @@ void worker_group::retire() noexcept {
     for (int round = 0; round < retire_rounds && (spawns_in_flight() || live_tasks() > 0 ||
                                                   lanes_hold_entries() || inboxes_hold_items());
          ++round) {
+        RTKIT_CHAOS_POINT(shutdown_retiring);
         schedulable* injected[64];
         while (const std::size_t n = take_injected(injected, std::size(injected)))
             for (std::size_t i = 0; i < n; ++i)

@@ -4,9 +4,11 @@
 #include <chrono>
 #include <condition_variable>
 #include <coroutine>
+#include <functional>
 #include <mutex>
 
 #include "../support/thread_count.hpp"
+#include "rtkit/detail/chaos.hpp"
 #include "rtkit/rtkit.hpp"
 
 namespace rtkit::test {
@@ -92,5 +94,50 @@ inline runtime_config multi_thread(int workers) {
 inline task<std::int64_t> value_of(std::int64_t v) {
     co_return v;
 }
+
+/// A flag one thread sets and others wait for, with a limit on the wait (a
+/// test that would otherwise hang fails instead).
+class signal_flag {
+  public:
+    void set() {
+        std::lock_guard lock(mutex_);
+        set_.store(true);
+        changed_.notify_all();
+    }
+    bool is_set() const { return set_.load(); }
+    /// True once set; false when `limit` passed first.
+    bool wait_for(std::chrono::milliseconds limit) {
+        std::unique_lock lock(mutex_);
+        return changed_.wait_for(lock, limit, [this] { return set_.load(); });
+    }
+
+  private:
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::atomic<bool> set_{false};
+};
+
+#ifdef RTKIT_CHAOS
+/// While it lives, the kernel calls `hook` at every chaos point
+/// (rtkit/detail/chaos.hpp), on the thread that reaches it: a test holds a
+/// thread there to force the interleaving it is about. The hook runs on every
+/// thread of every runtime, so it must be quick unless its own condition
+/// says this is the thread and the moment.
+class chaos_hook {
+  public:
+    explicit chaos_hook(std::function<void(detail::chaos::site)> hook) : hook_(std::move(hook)) {
+        detail::chaos::set_hook(&call, this);
+    }
+    ~chaos_hook() { detail::chaos::set_hook(nullptr, nullptr); }
+    chaos_hook(const chaos_hook&) = delete;
+    chaos_hook& operator=(const chaos_hook&) = delete;
+
+  private:
+    static void call(detail::chaos::site s, void* self) {
+        static_cast<chaos_hook*>(self)->hook_(s);
+    }
+    std::function<void(detail::chaos::site)> hook_;
+};
+#endif
 
 }  // namespace rtkit::test

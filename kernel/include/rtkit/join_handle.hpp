@@ -5,6 +5,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "rtkit/detail/chaos.hpp"
 #include "rtkit/detail/handle.hpp"
 #include "rtkit/detail/task_extras.hpp"
 #include "rtkit/task.hpp"
@@ -32,6 +33,7 @@ inline bool join_install_waker(task_header* t) {
     // that went away is released here, unless the completion took it first
     // (and woke it, harmlessly).
     if (extras.joiner.load(std::memory_order_relaxed) != self) {
+        RTKIT_CHAOS_POINT(joiner_installing);
         self->add_ref();
         if (task_header* previous = extras.joiner.exchange(self, std::memory_order_acq_rel))
             previous->release();
