@@ -159,3 +159,56 @@ TEST_CASE("join: awaiting a handle consumes it and releases the finished task's 
         CHECK(alive == 0);
     }());
 }
+
+#ifdef RTKIT_CHAOS
+TEST_CASE(
+    "spawn/join: a join re-installed while the task completes - the old joiner is released once") {
+    // A joiner that went away (cancelled while it awaited) stays in the task's
+    // extras with its reference. A new join replaces it while the task
+    // completes: the completion takes that joiner out (and wakes it, dropping
+    // its reference) while the new join is between reading it and replacing
+    // it. Whoever takes it out owns its reference: if both released it, the
+    // old joiner's frame would be freed twice (AddressSanitizer).
+    using detail::chaos::site;
+    runtime rt(test::multi_thread(1));
+    test::manual_event gate;
+    test::signal_flag completion_paused, join_paused, completion_done;
+    std::atomic<bool> armed{false};
+    std::atomic<std::thread::id> completing_thread{};
+    test::chaos_hook hold([&](site s) {
+        if (!armed.load()) return;
+        if (s == site::completing_with_joiner && !completion_paused.is_set()) {
+            completing_thread = std::this_thread::get_id();
+            completion_paused.set();
+            join_paused.wait_for(std::chrono::seconds(10));
+        } else if (s == site::joiner_installing && completion_paused.is_set() &&
+                   !join_paused.is_set()) {
+            join_paused.set();
+            completion_done.wait_for(std::chrono::seconds(10));
+        } else if (s == site::lanes_popping && join_paused.is_set() &&
+                   completing_thread.load() == std::this_thread::get_id()) {
+            completion_done.set();  // the worker is back in its loop: the completion is over
+        }
+    });
+    outcome<int> joined = rt.block_on([&]() -> task<outcome<int>> {
+        join_handle<int> h = spawn([](test::manual_event& g) -> task<int> {
+            co_await g.wait();
+            co_return 7;
+        }(gate));
+        auto first_joiner =
+            spawn([](join_handle<int>& h) -> task<void> { (void)co_await std::move(h); }(h));
+        while (!(h.record()->state.load() & detail::task_state::join_waker))
+            co_await yield_now();
+        first_joiner.cancel();
+        CHECK((co_await std::move(first_joiner)).is_cancelled());
+        REQUIRE(h.valid());  // a cancelled await leaves the handle as it was
+        armed = true;
+        gate.fire();
+        REQUIRE(completion_paused.wait_for(std::chrono::seconds(10)));
+        co_return co_await std::move(h);
+    }());
+    CHECK(join_paused.is_set());
+    CHECK(completion_done.is_set());
+    CHECK(joined.value() == 7);
+}
+#endif
