@@ -2,10 +2,11 @@
 // it (arm_timeouts, called by the poller), so work that completes at once never
 // touches the timer driver. The armed timer is a small shared record: the
 // timer driver's waker and the scope each hold a reference, so a late fire
-// after the scope closed finds `disarmed` and does nothing.
+// after the scope closed finds it closed and does nothing.
 #include "timeouts.hpp"
 
 #include <algorithm>
+#include <thread>
 
 #include "rtkit/cx.hpp"
 #include "rtkit/detail/chaos.hpp"
@@ -16,10 +17,14 @@
 namespace rtkit::detail {
 
 struct armed_timer {
+    /// armed -> firing -> fired, by the timer's waker; or armed -> closed, by
+    /// the scope. Each side moves it with one compare-exchange, so the fire
+    /// and the close cannot both win: a fire that finds the scope closed
+    /// touches nothing, and a close that finds it fired reports it.
+    enum : int { armed, firing, fired, closed };
+    std::atomic<int> state{armed};
     std::atomic<int> refs{2};  ///< the scope and the timer's waker
-    std::atomic<bool> fired{false};
-    std::atomic<bool> disarmed{false};
-    task_header* task;  ///< holds a reference
+    task_header* task;         ///< holds a reference
 
     explicit armed_timer(task_header* t) : task(t) { t->add_ref(); }
     void release() noexcept {
@@ -33,13 +38,16 @@ namespace {
 
 void timer_wake_by_ref(void* data) {
     auto* timer = static_cast<armed_timer*>(data);
-    if (timer->disarmed.load(std::memory_order_acquire)) return;
     RTKIT_CHAOS_POINT(timeout_firing);
-    timer->fired.store(true, std::memory_order_release);
-    // Interrupt the task at its current await point.
-    if (timer->task->state.fetch_or(task_state::timeout_fired, std::memory_order_acq_rel) &
-        task_state::complete)
-        return;
+    int open = armed_timer::armed;
+    if (!timer->state.compare_exchange_strong(open, armed_timer::firing, std::memory_order_acq_rel))
+        return;  // the scope closed first (or this timer fired already)
+    // Interrupt the task at its current await point. A close that comes now
+    // waits for `fired`, so it sees the bit set here and clears it.
+    const std::uint64_t was =
+        timer->task->state.fetch_or(task_state::timeout_fired, std::memory_order_acq_rel);
+    timer->state.store(armed_timer::fired, std::memory_order_release);
+    if (was & task_state::complete) return;
     waker w = timer->task->make_waker();
     w.wake();
 }
@@ -70,13 +78,26 @@ void push_timeout(timeout_state& scope) {
 
 namespace {
 
+/// Whether a scope's timer has fired, or is firing now (its task's bit is
+/// set, or about to be).
+bool has_fired(const armed_timer& timer) noexcept {
+    return timer.state.load(std::memory_order_acquire) != armed_timer::armed;
+}
+
 /// Takes an armed scope's timer back. True when it had fired.
 bool disarm(task_header& task, timeout_state& scope) noexcept {
     armed_timer* timer = scope.timer;
-    timer->disarmed.store(true, std::memory_order_release);
+    int seen = armed_timer::armed;
+    const bool fired =
+        !timer->state.compare_exchange_strong(seen, armed_timer::closed, std::memory_order_acq_rel);
+    // A fire on another thread is between its two steps: wait for it to set
+    // the task's bit, so that the caller's clearing of the bit comes after.
+    while (seen == armed_timer::firing) {
+        std::this_thread::yield();
+        seen = timer->state.load(std::memory_order_acquire);
+    }
     task.home().cancel_timer(scope.ticket);
     handle::finish_timer(scope.ticket);
-    const bool fired = timer->fired.load(std::memory_order_acquire);
     timer->release();
     scope.timer = nullptr;
     return fired;
@@ -93,7 +114,7 @@ bool pop_timeout(timeout_state& scope) noexcept {
         // The bit stays only while another open scope of this task has fired.
         bool other_fired = false;
         for (timeout_state* s = extras.timeouts; s; s = s->outer)
-            if (s->timer && s->timer->fired.load(std::memory_order_acquire)) other_fired = true;
+            if (s->timer && has_fired(*s->timer)) other_fired = true;
         if (!other_fired)
             self->state.fetch_and(~task_state::timeout_fired, std::memory_order_acq_rel);
     }
