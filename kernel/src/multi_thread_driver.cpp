@@ -20,8 +20,11 @@ constexpr std::size_t injector_batch = 32;
 /// A busy worker also looks at the injector every this many polls, so work
 /// from outside is not starved by work that keeps spawning locally.
 constexpr std::size_t injector_check_interval = 61;
-/// Rounds a worker thread gives its local tasks to unwind at shutdown.
+/// Rounds a worker thread gives its local tasks to unwind at shutdown, and
+/// the polls it makes in each: the tasks queued beside them may keep running
+/// (one that ignores cancellation), and must not keep the thread from ending.
 constexpr int local_unwind_rounds = 1000;
+constexpr int local_unwind_polls_per_round = 10'000;
 
 }  // namespace
 
@@ -171,19 +174,20 @@ bool multi_thread_driver::park(worker& w, bool searching) {
 
 void multi_thread_driver::unwind_local_tasks(worker& w) {
     const std::thread::id me = std::this_thread::get_id();
-    auto local_here = [&](task_header* t) {
-        return (t->state.load(std::memory_order_relaxed) & task_state::local) &&
-               t->extras()->local_owner == me;
-    };
-    for (int round = 0; round < local_unwind_rounds && w.local_tasks_of(me) > 0; ++round) {
+    auto local_left = [&] { return w.local_tasks_of(me) > 0; };
+    for (int round = 0; round < local_unwind_rounds && local_left(); ++round) {
         RTKIT_CHAOS_POINT(worker_unwinding);
         w.drain_inbox();
+        // Every task of this worker, not only the local ones: the others run
+        // in the same lanes, and uncancelled they would keep running (a task
+        // that yields for ever) as they do in any dispatch loop. Shutdown
+        // cancels them all anyway.
         w.for_each_task([&](task_header* t) {
-            if (local_here(t) &&
-                !(t->state.load(std::memory_order_relaxed) & task_state::cancel_requested))
+            if (!(t->state.load(std::memory_order_relaxed) & task_state::cancel_requested))
                 w.get_handle().request_cancel(t, cancel_reason{"runtime shut down"});
         });
-        while (w.run_once()) {
+        for (int polls = 0; polls < local_unwind_polls_per_round && local_left() && w.run_once();
+             ++polls) {
         }
         w.fire_due_timers();
     }

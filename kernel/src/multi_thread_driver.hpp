@@ -63,7 +63,9 @@ class multi_thread_driver {
     /// whether it woke as a searcher (new work picked it).
     bool park(worker& w, bool searching);
     /// On the worker's own thread at shutdown: unwinds its local tasks,
-    /// which no other thread may poll.
+    /// which no other thread may poll. Cancels every task of the worker
+    /// first, and gives up after a bounded number of polls (as retire does),
+    /// so that tasks which keep running cannot keep the thread alive.
     void unwind_local_tasks(worker& w);
     /// Asks every running block_on root to unwind (shutdown, or a failure
     /// that stopped the workers).

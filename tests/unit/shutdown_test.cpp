@@ -2,6 +2,8 @@
 
 #include <thread>
 
+#include "../support/deadlock_watchdog.hpp"
+#include "rtkit/sync/channel.hpp"
 #include "test_support.hpp"
 
 using namespace rtkit;
@@ -133,4 +135,71 @@ TEST_CASE(
     }());
     rt.reset();
     CHECK(reentered);
+}
+
+namespace {
+
+/// Keeps yielding; cancellation unwinds it only when it is polled on
+/// `unwinds_on` (the thread that shuts the runtime down): on a worker thread
+/// it swallows it, as a task that ignores cancellation does.
+task<void> yields_and_ignores_cancellation_except_on(std::atomic<std::thread::id>& unwinds_on) {
+    tracked t;
+    for (;;) {
+        try {
+            co_await yield_now();
+        } catch (const task_cancelled&) {
+            if (std::this_thread::get_id() == unwinds_on.load()) throw;
+        }
+    }
+}
+
+}  // namespace
+
+TEST_CASE("shutdown: on multi_thread a worker with a sleeping local task and busy tasks stops") {
+    // The worker thread unwinds its local tasks itself before it ends; the
+    // tasks queued beside them (one yielding for ever, two ping-ponging on
+    // channels, one that ignores cancellation there) must not keep that
+    // unwinding, and so shutdown's join, going for ever.
+    test::run_or_abort_on_deadlock("shutdown joining a worker that unwinds its local tasks", [] {
+        runtime rt(test::multi_thread(1));
+        std::atomic<std::thread::id> shutdown_thread{};
+        std::atomic<bool> started{false};
+        rt.block_on([&]() -> task<void> {
+            co_await spawn([](std::atomic<std::thread::id>& unwinds_on,
+                              std::atomic<bool>& started) -> task<void> {
+                (void)cx::current().spawn_local([]() -> task<void> {
+                    tracked t;
+                    co_await sleep(std::chrono::hours(1));
+                }());
+                (void)spawn([]() -> task<void> {
+                    tracked t;
+                    for (;;)
+                        co_await yield_now();
+                }());
+                auto [ping_tx, ping_rx] = sync::make_channel<int>(1);
+                auto [pong_tx, pong_rx] = sync::make_channel<int>(1);
+                (void)spawn([](sync::channel_sender<int> out,
+                               sync::channel_receiver<int> in) -> task<void> {
+                    tracked t;
+                    for (int i = 0;; ++i) {
+                        co_await out.send(i);
+                        (void)co_await in.recv();
+                    }
+                }(std::move(ping_tx), std::move(pong_rx)));
+                (void)spawn([](sync::channel_receiver<int> in,
+                               sync::channel_sender<int> out) -> task<void> {
+                    tracked t;
+                    while (auto v = co_await in.recv())
+                        co_await out.send(*v);
+                }(std::move(ping_rx), std::move(pong_tx)));
+                (void)spawn(yields_and_ignores_cancellation_except_on(unwinds_on));
+                started = true;
+                co_return;
+            }(shutdown_thread, started));
+        }());
+        REQUIRE(started);
+        shutdown_thread = std::this_thread::get_id();
+        rt.shutdown();
+        CHECK(tracked::live == 0);
+    });
 }
