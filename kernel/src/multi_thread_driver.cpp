@@ -264,12 +264,20 @@ void multi_thread_driver::cancel_roots() {
 }
 
 bool multi_thread_driver::shutdown() {
-    if (stopped_) return true;
     group_.begin_shutdown();
     cancel_roots();
-    // From a task on a worker thread: joining this thread, or retiring the
-    // worker it is running, must wait for a call from outside.
+    // From a task on a worker thread (or a destructor that the retirement
+    // below runs): joining this thread, or retiring the worker it is
+    // running, must wait for a call from outside.
     if (handle* here = driving(); here && &here->group() == &group_) return false;
+    // Two threads may call at once (a watchdog and the owner): one joins and
+    // retires, the other waits for it to end.
+    std::unique_lock lock(shutdown_mutex_, std::try_to_lock);
+    if (!lock.owns_lock()) {
+        RTKIT_CHAOS_POINT(shutdown_waiting);
+        lock.lock();
+    }
+    if (stopped_) return true;
     RTKIT_CHAOS_POINT(shutdown_joining);
     for (std::thread& t : threads_)
         if (t.joinable()) t.join();

@@ -44,9 +44,10 @@ class multi_thread_driver {
     void drain_until(instant deadline);
 
     /// Stops the workers (their threads unwind their own local tasks), joins
-    /// them, then retires every other task on this thread. Idempotent. On
-    /// one of the worker threads (from a task) it only begins: the threads
-    /// stop, and the rest waits for a call from another thread (the
+    /// them, then retires every other task on this thread. Idempotent; a
+    /// call while another thread's call is under way waits for that one to
+    /// end. On one of the worker threads (from a task) it only begins: the
+    /// threads stop, and the rest waits for a call from another thread (the
     /// runtime's destructor). Returns whether it is complete.
     bool shutdown();
 
@@ -74,7 +75,8 @@ class multi_thread_driver {
     worker_group& group_;
     region_node& root_region_;
     std::vector<std::thread> threads_;
-    bool stopped_ = false;
+    std::mutex shutdown_mutex_;  ///< held by the one shutdown() that joins and retires
+    bool stopped_ = false;       ///< under shutdown_mutex_
     /// Roots of block_on calls in progress, cancelled by shutdown.
     std::mutex roots_mutex_;
     std::unordered_set<task_header*> roots_;

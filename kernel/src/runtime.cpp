@@ -1,5 +1,6 @@
 #include "rtkit/runtime.hpp"
 
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -181,14 +182,19 @@ class runtime_core {
     /// how many calls were left running.
     std::size_t shutdown(std::optional<std::chrono::steady_clock::time_point> blocking_until = {}) {
         closing.store(true, std::memory_order_release);
-        if (stopped.load(std::memory_order_acquire)) return 0;
         if (single_driver) {
-            stopped.store(true, std::memory_order_release);
+            // A call from outside the runtime while another is under way waits
+            // for it to end. From inside (a task this thread polls, or a
+            // destructor the retirement runs) nothing may wait: the work
+            // needs this thread to return first.
+            std::unique_lock lock(shutdown_mutex, std::defer_lock);
+            if (handle* here = driving(); !here || &here->group() != group.get()) lock.lock();
+            if (stopped.exchange(true, std::memory_order_acq_rel)) return 0;
             single_driver->shutdown_from_caller();
-        } else if (multi_driver->shutdown()) {
-            stopped.store(true, std::memory_order_release);
         } else {
-            return 0;
+            if (stopped.load(std::memory_order_acquire)) return 0;
+            if (!multi_driver->shutdown()) return 0;
+            stopped.store(true, std::memory_order_release);
         }
         return close_blocking_pool(blocking_until);
     }
@@ -241,6 +247,8 @@ class runtime_core {
     std::atomic<bool> closing{false};
     /// Set once the workers are retired: their stores must not be read.
     std::atomic<bool> stopped{false};
+    /// Held by a current-thread shutdown called from outside the runtime.
+    std::mutex shutdown_mutex;
 };
 
 }  // namespace detail

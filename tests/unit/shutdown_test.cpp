@@ -203,3 +203,68 @@ TEST_CASE("shutdown: on multi_thread a worker with a sleeping local task and bus
         CHECK(tracked::live == 0);
     });
 }
+
+TEST_CASE("shutdown: two threads shutting a runtime down at once both return when it is done") {
+    // A watchdog and the owner may both call shutdown(). One of them does
+    // the work; the other waits for it to end: never two joins of one
+    // thread, never two retirements.
+    test::run_or_abort_on_deadlock("two shutdown() calls at once", [] {
+        for (int round = 0; round < 40; ++round) {
+            runtime rt(round % 2 ? test::multi_thread(2) : runtime_config{});
+            rt.block_on([]() -> task<void> {
+                for (int i = 0; i < 20; ++i)
+                    (void)spawn(sleeps_holding_tracked());
+                co_return;
+            }());
+            std::atomic<int> live_when_returned{0};
+            auto shut_down = [&] {
+                rt.shutdown();
+                live_when_returned += tracked::live.load();
+            };
+            std::thread a(shut_down), b(shut_down);
+            a.join();
+            b.join();
+            CHECK_MESSAGE(live_when_returned == 0, "round " << round);
+        }
+    });
+}
+
+#ifdef RTKIT_CHAOS
+TEST_CASE("shutdown: a second shutdown while the first joins the workers waits for it to end") {
+    using detail::chaos::site;
+    test::run_or_abort_on_deadlock("a second shutdown() while the first joins", [] {
+        runtime rt(test::multi_thread(2));
+        rt.block_on([]() -> task<void> {
+            for (int i = 0; i < 20; ++i)
+                (void)spawn(sleeps_holding_tracked());
+            co_return;
+        }());
+        // The first call to reach the join is held there until the second
+        // call has come as far as it gets: to the join too, or to waiting.
+        std::atomic<std::thread::id> first{};
+        test::signal_flag second_arrived;
+        test::chaos_hook hold([&](site s) {
+            const std::thread::id me = std::this_thread::get_id();
+            if (s == site::shutdown_joining) {
+                std::thread::id none{};
+                if (first.compare_exchange_strong(none, me))
+                    second_arrived.wait_for(std::chrono::seconds(10));
+                else if (first.load() != me)
+                    second_arrived.set();
+            } else if (s == site::shutdown_waiting) {
+                second_arrived.set();
+            }
+        });
+        std::atomic<int> live_when_returned{0};
+        auto shut_down = [&] {
+            rt.shutdown();
+            live_when_returned += tracked::live.load();
+        };
+        std::thread a(shut_down), b(shut_down);
+        a.join();
+        b.join();
+        CHECK(second_arrived.is_set());
+        CHECK(live_when_returned == 0);
+    });
+}
+#endif
