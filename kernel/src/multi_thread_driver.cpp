@@ -203,7 +203,7 @@ std::exception_ptr multi_thread_driver::drive(root_reference& reference) {
     root->set_region(&root_region_);
     {
         std::lock_guard lock(roots_mutex_);
-        roots_.insert(root);
+        roots_.emplace(root, std::this_thread::get_id());
     }
     // Out of roots_ before its frame goes (or when the poll throws): a
     // shutdown on another thread cancels what it finds there.
@@ -247,8 +247,15 @@ std::size_t multi_thread_driver::live_roots() {
 
 void multi_thread_driver::drain_until(instant deadline) {
     if (handle* here = driving(); here && &here->group() == &group_) return;
+    const std::thread::id me = std::this_thread::get_id();
+    auto roots_elsewhere = [&] {
+        std::lock_guard lock(roots_mutex_);
+        for (const auto& [root, caller] : roots_)
+            if (caller != me) return true;
+        return false;
+    };
     worker& clock = group_.worker_at(0);
-    while ((group_.spawns_in_flight() || group_.live_tasks() > 0 || live_roots() > 0) &&
+    while ((group_.spawns_in_flight() || group_.live_tasks() > 0 || roots_elsewhere()) &&
            clock.now() < deadline) {
         // The workers run the tasks; this thread only watches.
         std::this_thread::sleep_for(
@@ -259,7 +266,7 @@ void multi_thread_driver::drain_until(instant deadline) {
 void multi_thread_driver::cancel_roots() {
     // Roots waiting on other threads unwind at their next await point.
     std::lock_guard lock(roots_mutex_);
-    for (task_header* root : roots_)
+    for (const auto& [root, caller] : roots_)
         root->home().request_cancel(root, cancel_reason{"runtime shut down"});
 }
 

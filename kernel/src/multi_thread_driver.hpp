@@ -4,7 +4,7 @@
 #include <exception>
 #include <mutex>
 #include <thread>
-#include <unordered_set>
+#include <unordered_map>
 #include <vector>
 
 #include "current_thread_driver.hpp"
@@ -41,6 +41,8 @@ class multi_thread_driver {
     std::exception_ptr drive(root_reference& root);
 
     /// Graceful part of shutdown: waits until no task is left or `deadline`.
+    /// Roots polled by the calling thread (it calls from inside one) are not
+    /// waited for: they cannot finish while it waits.
     void drain_until(instant deadline);
 
     /// Stops the workers (their threads unwind their own local tasks), joins
@@ -77,9 +79,10 @@ class multi_thread_driver {
     std::vector<std::thread> threads_;
     std::mutex shutdown_mutex_;  ///< held by the one shutdown() that joins and retires
     bool stopped_ = false;       ///< under shutdown_mutex_
-    /// Roots of block_on calls in progress, cancelled by shutdown.
+    /// Roots of block_on calls in progress (cancelled by shutdown), with the
+    /// thread that polls each.
     std::mutex roots_mutex_;
-    std::unordered_set<task_header*> roots_;
+    std::unordered_map<task_header*, std::thread::id> roots_;
 };
 
 }  // namespace rtkit::detail

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <thread>
 
+#include "../support/deadlock_watchdog.hpp"
 #include "test_support.hpp"
 
 using namespace rtkit;
@@ -117,4 +118,62 @@ TEST_CASE("shutdown_timeout: from inside the runtime's own task it cancels at on
     CHECK(report.finished == 0);
     CHECK(report.cancelled == 2);  // the sleeper and this root
     CHECK(sleeper_unwound);        // retired when the root's call handed the worker back
+}
+
+TEST_CASE("shutdown_timeout: from a multi_thread block_on root it does not wait for that root") {
+    // The root is polled on this thread, which waits in shutdown_timeout:
+    // it cannot finish meanwhile, so it must not count as work to wait for.
+    test::run_or_abort_on_deadlock("shutdown_timeout waiting for its own root", [] {
+        runtime rt(test::multi_thread(2));
+        shutdown_report report;
+        rt.block_on([&]() -> task<void> {
+            report = rt.shutdown_timeout(std::chrono::hours(1));
+            co_return;
+        }());
+        CHECK(report.finished == 0);
+        CHECK(report.cancelled == 1);  // this root
+    });
+}
+
+TEST_CASE("shutdown_timeout: past its bound the rest of the shutdown is bounded too") {
+    // A worker holds a sleeping local task and tasks that keep running (one
+    // yields for ever, one swallows the cancellation and yields on): after
+    // the bound they are cancelled, and the worker's own unwinding of its
+    // local task, the join and the retirement all end.
+    test::run_or_abort_on_deadlock("shutdown_timeout past its bound", [] {
+        runtime rt(test::multi_thread(1));
+        std::atomic<bool> local_unwound{false}, spinner_unwound{false};
+        std::atomic<std::thread::id> caller{};
+        shutdown_report report;
+        rt.block_on([&]() -> task<void> {
+            co_await spawn([](std::atomic<bool>& local, std::atomic<bool>& spinner,
+                              std::atomic<std::thread::id>& caller) -> task<void> {
+                (void)cx::current().spawn_local([](std::atomic<bool>& unwound) -> task<void> {
+                    set_on_unwind guard{unwound};
+                    co_await sleep(std::chrono::hours(1));
+                }(local));
+                (void)spawn([](std::atomic<bool>& unwound) -> task<void> {
+                    set_on_unwind guard{unwound};
+                    for (;;)
+                        co_await yield_now();
+                }(spinner));
+                (void)spawn([](std::atomic<std::thread::id>& caller) -> task<void> {
+                    for (;;) {
+                        try {
+                            co_await yield_now();
+                        } catch (const task_cancelled&) {
+                            // Swallowed, except where retirement polls it last.
+                            if (std::this_thread::get_id() == caller.load()) throw;
+                        }
+                    }
+                }(caller));
+                co_return;
+            }(local_unwound, spinner_unwound, caller));
+            caller = std::this_thread::get_id();
+            report = rt.shutdown_timeout(20ms);
+        }());
+        CHECK(report.cancelled == 4);  // the three tasks and this root
+        CHECK(local_unwound);
+        CHECK(spinner_unwound);
+    });
 }

@@ -108,9 +108,10 @@ class runtime {
     /// thread when it can borrow the worker, then the rest are cancelled and
     /// unwound as by shutdown(). Blocking calls still running get what is
     /// left of `bound` (in real time) to end; the report counts those that did
-    /// not. Called from one of this runtime's own tasks,
-    /// nothing can finish while it waits, so it cancels at once. After a
-    /// shutdown it does nothing and reports zeros.
+    /// not. Called from one of this runtime's own tasks, nothing can finish
+    /// while it waits, so it cancels at once; from a multi_thread block_on
+    /// root it waits for the rest, not for that root. After a shutdown it does
+    /// nothing and reports zeros.
     shutdown_report shutdown_timeout(duration bound);
 
     /// True when no task is alive: none in a worker's store, none spawned
