@@ -152,7 +152,7 @@ bool multi_thread_driver::park(worker& w, bool searching) {
     // A last look, after announcing: work published before it is seen here,
     // work published after it finds this worker waiting and ends the wait.
     const bool work_came = w.inbox_may_have_items() || !group_.injector_looks_empty() ||
-                           !idle.is_parked(w.index()) || group_.shutting_down();
+                           !idle.is_parked(w.index()) || group_.shutdown_begun_for_parker();
     if (!work_came) {
         RTKIT_CHAOS_POINT(park_waiting);
         worker_counters& counters = w.counters();

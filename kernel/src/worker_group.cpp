@@ -129,7 +129,8 @@ std::size_t worker_group::poll_io(duration timeout) {
 }
 
 void worker_group::begin_shutdown() noexcept {
-    shutting_down_.store(true, std::memory_order_release);
+    // seq_cst: see shutdown_begun_for_parker.
+    shutting_down_.store(true, std::memory_order_seq_cst);
     RTKIT_CHAOS_POINT(shutdown_begun);
     unpark_all();
 }

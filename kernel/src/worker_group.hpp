@@ -137,6 +137,16 @@ class worker_group {
     // --- Shutdown and retirement. ---
 
     bool shutting_down() const noexcept { return shutting_down_.load(std::memory_order_relaxed); }
+    /// The same, read by a parking worker's last look, after it announced
+    /// where it waits (multi_thread_driver::park). Shutdown writes the flag,
+    /// then reads where each worker waits (unpark_all); the worker writes
+    /// where it waits, then reads the flag: seq_cst on all four, so that one
+    /// side sees the other's write. With weaker orders both reads may miss
+    /// (each write still in its CPU's store buffer), and the worker sleeps
+    /// with no timer while shutdown joins it.
+    bool shutdown_begun_for_parker() const noexcept {
+        return shutting_down_.load(std::memory_order_seq_cst);
+    }
     void begin_shutdown() noexcept;
     /// Unparks every worker (shutdown).
     void unpark_all() noexcept;
@@ -177,6 +187,8 @@ class worker_group {
     void retire() noexcept;
 
   private:
+    friend struct worker_group_test_access;  // a litmus test of the shutdown handshake
+
     flavor flavor_;
     std::shared_ptr<io_driver> io_;
     bool huge_pages_;

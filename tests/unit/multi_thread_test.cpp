@@ -12,12 +12,21 @@
 
 #include "../support/deadlock_watchdog.hpp"
 #include "fault_plugins.hpp"
+#include "rtkit/plugin_loader.hpp"
 #include "rtkit/sync/channel.hpp"
 #include "test_support.hpp"
+#include "worker.hpp"
 
 using namespace rtkit;
 using namespace std::chrono_literals;
 using test::multi_thread;
+
+namespace rtkit::detail {
+/// Lets a test begin shutdown again and again on one worker group.
+struct worker_group_test_access {
+    static void undo_shutdown(worker_group& group) { group.shutting_down_.store(false); }
+};
+}  // namespace rtkit::detail
 
 namespace {
 
@@ -600,4 +609,53 @@ TEST_CASE("multi_thread: a worker count past the limit is refused before any thr
     CHECK_THROWS_WITH_AS(runtime(multi_thread(0x4000)),
                          "runtime.workers = 16384: use 0 (one per CPU) up to 16383",
                          std::invalid_argument);
+}
+
+TEST_CASE("multi_thread: a worker going to sleep and shutdown beginning always see each other") {
+    // The handshake, run as a litmus test on the kernel's own steps: a worker
+    // about to sleep says where it waits (parker::announce), then looks at
+    // the shutdown flag as its last look does; shutdown sets the flag, then
+    // reads where each worker waits to end the wait (begin_shutdown). Each
+    // side writes one word and then reads the other's: unless the four are
+    // ordered as one sequence, each side may miss the other's write (a store
+    // still in its CPU's store buffer), and the worker sleeps on its futex
+    // with no timer while shutdown joins it. Both sides start together, the
+    // shutting-down side a few pauses later in some rounds than in others.
+    plugin_loader loader;
+    detail::worker_group group(
+        detail::worker_group::flavor::multi_thread,
+        std::make_shared<detail::io_driver>(loader.create_by_name<reactor>("epoll"), "epoll"));
+    detail::parker& parked = group
+                                 .add_worker(loader.create_by_name<timer_driver>("wheel"),
+                                             loader.create_by_name<lane_policy>("three_lane"))
+                                 .park_state();
+    const auto until = std::chrono::steady_clock::now() + 1s;
+    std::atomic<int> round{0};  // odd: under way; even: done
+    std::atomic<bool> stop{false}, saw_shutdown{false};
+    std::thread parking_side([&] {
+        for (int r = 1; !stop.load(); r += 2) {
+            while (round.load(std::memory_order_acquire) != r)
+                if (stop.load()) return;
+            parked.announce(detail::parker::on_futex);
+            saw_shutdown = group.shutdown_begun_for_parker();
+            round.store(r + 1, std::memory_order_release);
+        }
+    });
+    int rounds = 0, missed = 0;
+    for (; rounds < 500'000 && std::chrono::steady_clock::now() < until; ++rounds) {
+        round.store(2 * rounds + 1, std::memory_order_release);
+        for (int pause = rounds % 8; pause > 0; --pause)
+            __builtin_ia32_pause();
+        group.begin_shutdown();
+        while (round.load(std::memory_order_acquire) != 2 * rounds + 2) {
+        }
+        // Shutdown read the worker running (it left the state alone) and
+        // the worker read no shutdown: it would sleep for ever.
+        if (!saw_shutdown.load() && parked.current() == detail::parker::on_futex) ++missed;
+        parked.clear();
+        detail::worker_group_test_access::undo_shutdown(group);
+    }
+    stop = true;
+    parking_side.join();
+    CHECK_MESSAGE(missed == 0, missed << " of " << rounds << " rounds");
 }
