@@ -145,12 +145,17 @@ void point(site s) noexcept {
 }
 
 void set_hook(hook_function f, void* context) noexcept {
-    hook_context.store(context);
-    installed_hook.store(f);
+    if (f) {
+        hook_context.store(context);  // before the hook that reads it
+        installed_hook.store(f);
+        update_active();
+        return;
+    }
+    installed_hook.store(nullptr);
     update_active();
-    if (f) return;
     while (threads_in_hook.load() != 0)
         std::this_thread::yield();
+    hook_context.store(nullptr);
 }
 
 void reseed(std::uint64_t new_seed) noexcept {
