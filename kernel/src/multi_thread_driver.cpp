@@ -60,7 +60,10 @@ void multi_thread_driver::run_worker(worker& w) {
     try {
         while (!group_.shutting_down()) {
             if (searching) {
-                w.maintain();  // what its inbox brought counts as found
+                // What its inbox brought, or a timer come due, is found work,
+                // and said before it is carried out, which may take long.
+                if (w.has_runnable()) found_work();
+                w.maintain();
                 if (w.queued() > 0) found_work();
             }
             if (const std::size_t polled = w.run_batch(injector_check_interval)) {

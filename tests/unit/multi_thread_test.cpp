@@ -12,9 +12,11 @@
 
 #include "../support/deadlock_watchdog.hpp"
 #include "fault_plugins.hpp"
+#include "remote_request.hpp"
 #include "rtkit/plugin_loader.hpp"
 #include "rtkit/sync/channel.hpp"
 #include "test_support.hpp"
+#include "thread_context.hpp"
 #include "worker.hpp"
 
 using namespace rtkit;
@@ -659,3 +661,71 @@ TEST_CASE("multi_thread: a worker going to sleep and shutdown beginning always s
     parking_side.join();
     CHECK_MESSAGE(missed == 0, missed << " of " << rounds << " rounds");
 }
+
+#ifdef RTKIT_CHAOS
+TEST_CASE(
+    "multi_thread: work from outside reaches a parked worker while a searcher runs its inbox") {
+    // A worker that new work picked counts as searching, and while any
+    // worker searches, new work wakes nobody. Before it runs what its inbox
+    // holds (which may take long) it must stop counting as searching: else
+    // work injected meanwhile waits for that inbox although another worker is
+    // parked. Here the picked worker finds a request in its inbox and is
+    // held while it carries it out; a task injected meanwhile must run.
+    using detail::chaos::site;
+    test::run_or_abort_on_deadlock("work injected while the searcher runs its inbox", [] {
+        std::mutex asleep_mutex;
+        std::set<std::thread::id> asleep;
+        std::atomic<bool> armed{false};
+        std::atomic<detail::worker*> picked{nullptr};
+        std::atomic<bool> late_ran{false};
+        test::signal_flag holding, hold_over;
+        std::atomic<bool> late_ran_while_held{false};
+        static constexpr waker_vtable no_op{[](void*) {}, [](void*) {},
+                                            [](void* data) { return data; }, [](void*) {}};
+        test::chaos_hook hold([&](site s) {
+            detail::handle* here = detail::driving();
+            if (!here) return;
+            if (s == site::park_waiting || s == site::park_woke) {
+                std::lock_guard lock(asleep_mutex);
+                if (s == site::park_waiting)
+                    asleep.insert(std::this_thread::get_id());
+                else
+                    asleep.erase(std::this_thread::get_id());
+            }
+            if (!armed.load()) return;
+            detail::worker& w = here->owner();
+            detail::worker* none = nullptr;
+            if (s == site::park_woke && picked.compare_exchange_strong(none, &w)) {
+                // Something for its inbox: a timer to arm, far away.
+                auto* timer = new detail::remote_timer(w.now() + 1h, waker(nullptr, &no_op));
+                w.send_request(
+                    new detail::remote_request{detail::remote_request::kind::arm_timer, timer});
+            } else if (s == site::inbox_request && picked.load() == &w && !holding.is_set()) {
+                holding.set();
+                const auto limit = std::chrono::steady_clock::now() + 10s;
+                while (!late_ran.load() && std::chrono::steady_clock::now() < limit)
+                    std::this_thread::yield();
+                late_ran_while_held = late_ran.load();
+                hold_over.set();
+            }
+        });
+        runtime rt(multi_thread(2));
+        const auto limit = std::chrono::steady_clock::now() + 10s;
+        for (bool both = false; !both && std::chrono::steady_clock::now() < limit;) {
+            std::this_thread::yield();
+            std::lock_guard lock(asleep_mutex);
+            both = asleep.size() == 2;
+        }
+        armed = true;
+        rt.block_on([&]() -> task<void> {
+            auto first = spawn(test::value_of(1));  // picks a parked worker
+            REQUIRE(holding.wait_for(10s));
+            auto late = spawn(set_when_run(late_ran));
+            co_await std::move(first);
+            co_await std::move(late);
+        }());
+        REQUIRE(hold_over.wait_for(10s));
+        CHECK(late_ran_while_held);
+    });
+}
+#endif
