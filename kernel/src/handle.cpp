@@ -3,8 +3,10 @@
 // or "elsewhere: hand it over lock-free and unpark a worker if one is parked".
 #include "rtkit/detail/handle.hpp"
 
+#include <optional>
 #include <thread>
 
+#include "outside_wakes.hpp"
 #include "rtkit/cx.hpp"
 #include "rtkit/detail/chaos.hpp"
 #include "rtkit/detail/region_node.hpp"
@@ -42,7 +44,8 @@ claimed claim_queue(task_header* task, std::uint64_t queued_as) noexcept {
 }
 
 /// Counts a wake of `task` made on this thread, which drives `here` (a
-/// worker of the task's runtime) or none of them (null).
+/// worker of the task's runtime, or of another runtime: wake() says when) or
+/// no worker (null; such a wake is counted in: outside_wakes.hpp).
 void count_wake(handle* here, task_header* task) noexcept {
     if (!here) {
         task->home().group().count_outside_wake();
@@ -78,38 +81,74 @@ instant handle::now() const noexcept {
     return worker_->now();
 }
 
-void wake_task(task_header* task) noexcept {
+namespace {
+
+/// Sets a block_on root's wake flag and tells its caller.
+void wake_root(task_header* root) noexcept {
     using namespace task_state;
-    if ((task->lanes_of.load(std::memory_order_relaxed) & worker::where_kind) ==
-        worker::in_suspended) {
+    // The flag lives in the root's own state word, which a waker keeps alive.
+    if (root->state.fetch_or(root_woken, std::memory_order_seq_cst) & (root_woken | complete))
+        return;
+    root->state.notify_all();  // a caller polling it off the worker waits on the word
+    RTKIT_CHAOS_POINT(root_woken);
+    worker_group& group = root->home().group();
+    // A current-thread caller driving the worker may be parked in it.
+    if (group.kind() == worker_group::flavor::current_thread)
+        group.worker_at(0).park_state().unpark();
+}
+
+/// The wake, on a thread driving `here` (null: no worker of any runtime).
+void wake(task_header* task, handle* here) noexcept {
+    using namespace task_state;
+    if (here && (task->lanes_of.load(std::memory_order_relaxed) & worker::where_kind) ==
+                    worker::in_suspended) {
         // Suspended in this batch, still marked running: the thread driving
-        // its worker requeues it as is; any other marks it notified below.
-        handle* here = task->home().driven_here();
-        if (here && !here->group().steals() && here->owner().requeue_if_suspended_here(task))
-            return;
+        // its worker requeues it as is (only that worker lists it); any other
+        // marks it notified below.
+        if (!here->group().steals() && here->owner().requeue_if_suspended_here(task)) return;
     }
-    if (task->state.load(std::memory_order_acquire) & root) {
-        // The flag lives in the root's own state word, which a waker keeps alive.
-        if (task->state.fetch_or(root_woken, std::memory_order_seq_cst) & (root_woken | complete))
-            return;
-        task->state.notify_all();  // a caller polling it off the worker waits on the word
-        RTKIT_CHAOS_POINT(root_woken);
-        worker_group& group = task->home().group();
-        // A current-thread caller driving the worker may be parked in it.
-        if (group.kind() == worker_group::flavor::current_thread)
-            group.worker_at(0).park_state().unpark();
+    // A thread driving a worker of another runtime counts itself in before it
+    // publishes the task (outside_wakes.hpp). It reads the task's runtime to
+    // find that out, while the task is not complete: a root, which it checks
+    // first, or a task it claimed, which cannot run before it is published.
+    const auto elsewhere = [here](task_header* t) {
+        return here && &here->group() != &t->home().group();
+    };
+    std::optional<outside_wake> counted;
+    if (const std::uint64_t s = task->state.load(std::memory_order_acquire); s & root) {
+        if (s & complete) return;
+        if (elsewhere(task)) counted.emplace();
+        wake_root(task);
         return;
     }
     switch (claim_queue(task, scheduled)) {
         case claimed::queue:
+            if (elsewhere(task)) counted.emplace();
             task->home().schedule(task);
             break;
         case claimed::notified:
-            count_wake(task->home().driven_here(), task);
+            // The task was running and may now complete at any time: a thread
+            // not counted in must not read its runtime any more. A worker of
+            // another runtime counts the wake as one of its own.
+            count_wake(here, task);
             break;
         case claimed::nothing:
             break;
     }
+}
+
+}  // namespace
+
+void wake_task(task_header* task) noexcept {
+    handle* here = driving();
+    if (!here) {
+        // No worker is driven here (a std::thread, a multi_thread block_on
+        // caller): count in before anything of the task is read.
+        outside_wake counted;
+        wake(task, nullptr);
+        return;
+    }
+    wake(task, here);
 }
 
 void handle::schedule(task_header* task) noexcept {
@@ -215,6 +254,11 @@ void handle::finish_timer(timer_ticket& ticket) noexcept {
 }
 
 void handle::request_cancel(task_header* task, cancel_reason reason) {
+    // From a thread that drives no worker: the task may finish once it is
+    // woken below, and this runtime be destroyed before the promotion after
+    // it is done (outside_wakes.hpp).
+    std::optional<outside_wake> counted;
+    if (!driving()) counted.emplace();
     set_cancel_reason(*task, std::move(reason));
     if (task->state.fetch_or(task_state::cancel_requested, std::memory_order_acq_rel) &
         (task_state::complete | task_state::cancel_requested))

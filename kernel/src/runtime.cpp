@@ -11,7 +11,9 @@
 #include "current_thread_driver.hpp"
 #include "frame_pages.hpp"
 #include "multi_thread_driver.hpp"
+#include "outside_wakes.hpp"
 #include "rtkit/clock.hpp"
+#include "rtkit/detail/chaos.hpp"
 #include "rtkit/detail/region_node.hpp"
 #include "rtkit/diagnostics.hpp"
 #include "rtkit/plugin_loader.hpp"
@@ -175,7 +177,13 @@ class runtime_core {
         }
     }
 
-    ~runtime_core() { shutdown(); }
+    ~runtime_core() {
+        shutdown();
+        // Every task is complete now; a thread that drives none of the workers
+        // may still be inside a wake of one of them (outside_wakes.hpp).
+        RTKIT_CHAOS_POINT(runtime_destroying);
+        wait_out_outside_wakes();
+    }
 
     /// Stops the workers, then closes the blocking pool, waiting for its
     /// running calls until `blocking_until` (not at all without it). Returns

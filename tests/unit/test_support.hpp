@@ -6,6 +6,7 @@
 #include <coroutine>
 #include <functional>
 #include <mutex>
+#include <vector>
 
 #include "../support/thread_count.hpp"
 #include "rtkit/detail/chaos.hpp"
@@ -94,6 +95,47 @@ inline runtime_config multi_thread(int workers) {
 inline task<std::int64_t> value_of(std::int64_t v) {
     co_return v;
 }
+
+/// Tasks that each wait for a wake, again and again until told to stop, and
+/// hand their wakers to whoever wants to wake them.
+class wake_targets {
+  public:
+    /// The next waker to use (a clone), round robin; empty when none waits yet.
+    waker any() {
+        std::lock_guard lock(mutex_);
+        if (wakers_.empty()) return {};
+        return wakers_[next_++ % wakers_.size()];
+    }
+    void stop() { stopping_ = true; }
+
+    /// One task's body.
+    task<void> wait_until_stopped() {
+        std::size_t mine = 0;
+        {
+            std::lock_guard lock(mutex_);
+            mine = wakers_.size();
+            wakers_.emplace_back();
+        }
+        while (!stopping_.load())
+            co_await park_here{*this, mine};
+    }
+
+  private:
+    struct park_here {
+        wake_targets& targets;
+        std::size_t slot;
+        bool await_ready() const noexcept { return targets.stopping_.load(); }
+        void await_suspend(std::coroutine_handle<>) {
+            std::lock_guard lock(targets.mutex_);
+            targets.wakers_[slot] = current_waker();
+        }
+        void await_resume() const noexcept {}
+    };
+    std::mutex mutex_;
+    std::vector<waker> wakers_;
+    std::size_t next_ = 0;
+    std::atomic<bool> stopping_{false};
+};
 
 /// A flag one thread sets and others wait for, with a limit on the wait (a
 /// test that would otherwise hang fails instead).

@@ -1,6 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <mutex>
 #include <thread>
+#include <vector>
 
 #include "../support/deadlock_watchdog.hpp"
 #include "fault_plugins.hpp"
@@ -217,3 +219,103 @@ TEST_CASE(
         });
     }
 }
+
+TEST_CASE("waker: a runtime destroyed under a storm of wakes from other threads") {
+    // Threads that drive no worker keep waking the runtime's tasks while the
+    // runtime ends and is destroyed: their wakers keep the tasks alive, and
+    // a wake that is under way must not touch the runtime after it is gone
+    // (AddressSanitizer and ThreadSanitizer see such a touch).
+    test::run_or_abort_on_deadlock("a runtime destroyed under a storm of wakes", [] {
+        for (int round = 0; round < 20; ++round) {
+            auto rt = std::make_unique<runtime>(test::multi_thread(2));
+            test::wake_targets targets;
+            std::atomic<bool> done{false};
+            std::vector<std::thread> storm;
+            for (int t = 0; t < 3; ++t)
+                storm.emplace_back([&] {
+                    while (!done.load())
+                        targets.any().wake();
+                });
+            rt->block_on([&]() -> task<void> {
+                std::vector<join_handle<void>> hs;
+                for (int i = 0; i < 16; ++i)
+                    hs.push_back(spawn(targets.wait_until_stopped()));
+                for (int i = 0; i < 100; ++i)
+                    co_await yield_now();
+                targets.stop();
+                for (auto& h : hs) {
+                    while (!h.is_finished()) {
+                        targets.any().wake();
+                        co_await yield_now();
+                    }
+                    co_await std::move(h);
+                }
+            }());
+            rt.reset();  // the storm goes on meanwhile
+            done = true;
+            for (auto& t : storm)
+                t.join();
+        }
+    });
+}
+
+#ifdef RTKIT_CHAOS
+TEST_CASE("waker: a wake from another thread still under way when the runtime goes") {
+    // The wake has put its task in the injector and is held before it looks
+    // for a worker to unpark. A busy worker finds the task there anyway and
+    // runs it; it finishes, block_on returns and the runtime is destroyed.
+    // The runtime's destruction must wait for the wake to end: a wake going
+    // on after it would touch freed memory (AddressSanitizer).
+    using detail::chaos::site;
+    manual_event event;
+    std::atomic<detail::task_header*> waiting{nullptr};
+    test::signal_flag published, runtime_gone;
+    std::atomic<std::thread::id> waker_thread{};
+    std::atomic<bool> destroyed{false}, wake_went_on_after_destruction{false};
+    test::chaos_hook hold([&](site s) {
+        if (s == site::injector_pushed && std::this_thread::get_id() == waker_thread.load() &&
+            !published.is_set()) {
+            published.set();
+            runtime_gone.wait_for(std::chrono::seconds(10));
+            wake_went_on_after_destruction = destroyed.load();
+        } else if (s == site::runtime_destroying) {
+            runtime_gone.set();  // it waits for the wake from here on: let the wake end
+        }
+    });
+    auto rt = std::make_unique<runtime>(test::multi_thread(2));
+    std::atomic<bool> idle_when_woken{false};
+    std::thread outside([&] {
+        waker_thread = std::this_thread::get_id();
+        // Once the task is marked idle, a wake queues it in the injector.
+        const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        auto idle = [&] {
+            detail::task_header* t = waiting.load();
+            return t && event.armed() &&
+                   !(t->state.load() &
+                     (detail::task_state::running | detail::task_state::scheduled));
+        };
+        while (!idle() && std::chrono::steady_clock::now() < limit)
+            std::this_thread::yield();
+        idle_when_woken = idle();
+        event.fire();
+    });
+    rt->block_on([&]() -> task<void> {
+        // Keeps a worker awake: it looks at the injector every few polls.
+        (void)spawn([]() -> task<void> {
+            for (;;)
+                co_await yield_now();
+        }());
+        auto h = spawn([](manual_event& e) -> task<void> { co_await e.wait(); }(event));
+        waiting = h.record();
+        co_await std::move(h);
+        waiting = nullptr;
+    }());
+    rt.reset();
+    destroyed = true;
+    runtime_gone.set();
+    outside.join();
+    REQUIRE(idle_when_woken);
+    CHECK(published.is_set());
+    CHECK_FALSE(wake_went_on_after_destruction);
+}
+#endif
