@@ -89,15 +89,17 @@ TEST_CASE("block_on: the background thread starts when work outlives the root") 
 }
 
 TEST_CASE("block_on: the root is a registered task while it runs") {
-    runtime rt;
-    CHECK(rt.is_quiescent());
-    bool quiescent_inside = true;
-    rt.block_on([&]() -> task<void> {
-        quiescent_inside = rt.is_quiescent();
-        co_return;
-    }());
-    CHECK_FALSE(quiescent_inside);
-    CHECK(rt.is_quiescent());
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        CHECK(rt.is_quiescent());
+        bool quiescent_inside = true;
+        rt.block_on([&]() -> task<void> {
+            quiescent_inside = rt.is_quiescent();
+            co_return;
+        }());
+        CHECK_FALSE(quiescent_inside);
+        CHECK(rt.is_quiescent());
+    });
 }
 
 TEST_CASE("block_on: a throwing root rethrows in the caller and hands the worker back") {
@@ -383,26 +385,30 @@ TEST_CASE("block_on: the post-root drain is bounded - so a self-waking task cann
 }
 
 TEST_CASE("block_on: many calls in a row with ready roots") {
-    runtime rt;
-    std::int64_t sum = 0;
-    for (std::int64_t i = 0; i < 10'000; ++i)
-        sum += rt.block_on(test::value_of(i));
-    CHECK(sum == 10'000LL * 9'999 / 2);
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        std::int64_t sum = 0;
+        for (std::int64_t i = 0; i < 10'000; ++i)
+            sum += rt.block_on(test::value_of(i));
+        CHECK(sum == 10'000LL * 9'999 / 2);
+    });
 }
 
 TEST_CASE("block_on: concurrent callers from several threads all complete") {
-    runtime rt;
-    std::atomic<int> done{0};
-    std::vector<std::thread> threads;
-    for (int t = 0; t < 4; ++t)
-        threads.emplace_back([&] {
-            for (int i = 0; i < 200; ++i) {
-                auto id = rt.block_on(spawned_thread());
-                (void)id;
-            }
-            ++done;
-        });
-    for (auto& t : threads)
-        t.join();
-    CHECK(done == 4);
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        std::atomic<int> done{0};
+        std::vector<std::thread> threads;
+        for (int t = 0; t < 4; ++t)
+            threads.emplace_back([&] {
+                for (int i = 0; i < 200; ++i) {
+                    auto id = rt.block_on(spawned_thread());
+                    (void)id;
+                }
+                ++done;
+            });
+        for (auto& t : threads)
+            t.join();
+        CHECK(done == 4);
+    });
 }

@@ -421,30 +421,32 @@ TEST_CASE(
 }
 
 TEST_CASE("cancel lane: a runtime shut down with stale entries queued frees what they kept") {
-    test::manual_event go;
-    bool parameter_destroyed = false;
-    {
-        runtime rt;
-        rt.block_on([&]() -> task<void> {
-            auto target = spawn(holding(flag_on_destroy(parameter_destroyed), go));
-            while (!go.armed())
-                co_await yield_now();
-            // Tasks that never finish on their own, so the lanes are still
-            // full when the runtime shuts down.
-            for (int i = 0; i < 100; ++i)
-                (void)spawn([]() -> task<void> {
-                    while (true)
-                        co_await yield_now();
-                }());
-            go.fire();
-            target.cancel();
-            // Its first entry stays queued behind the others, keeping the
-            // frame's memory.
-            CHECK((co_await std::move(target)).is_cancelled());
-        }());
-        CHECK(parameter_destroyed);
-    }
-    // Leak checking (AddressSanitizer) sees whether shutdown freed it.
+    test::on_both_flavors([&](const runtime_config& config) {
+        test::manual_event go;
+        bool parameter_destroyed = false;
+        {
+            runtime rt(config);
+            rt.block_on([&]() -> task<void> {
+                auto target = spawn(holding(flag_on_destroy(parameter_destroyed), go));
+                while (!go.armed())
+                    co_await yield_now();
+                // Tasks that never finish on their own, so the lanes are still
+                // full when the runtime shuts down.
+                for (int i = 0; i < 100; ++i)
+                    (void)spawn([]() -> task<void> {
+                        while (true)
+                            co_await yield_now();
+                    }());
+                go.fire();
+                target.cancel();
+                // Its first entry stays queued behind the others, keeping the
+                // frame's memory.
+                CHECK((co_await std::move(target)).is_cancelled());
+            }());
+            CHECK(parameter_destroyed);
+        }
+        // Leak checking (AddressSanitizer) sees whether shutdown freed it.
+    });
 }
 
 TEST_CASE("cancel lane: a frame kept for a stale entry may hold another such task") {

@@ -20,96 +20,106 @@ task<int> fails_after(std::chrono::milliseconds d) {
 }  // namespace
 
 TEST_CASE("join_all: every value in order when all are ok") {
-    runtime rt;
-    auto o = rt.block_on([]() -> task<outcome<std::vector<int>>> {
-        std::vector<task<int>> ts;
-        ts.push_back(after(6ms, 1));
-        ts.push_back(after(2ms, 2));
-        ts.push_back(after(4ms, 3));
-        co_return co_await join_all(std::move(ts));
-    }());
-    CHECK(o.value() == std::vector<int>{1, 2, 3});
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        auto o = rt.block_on([]() -> task<outcome<std::vector<int>>> {
+            std::vector<task<int>> ts;
+            ts.push_back(after(6ms, 1));
+            ts.push_back(after(2ms, 2));
+            ts.push_back(after(4ms, 3));
+            co_return co_await join_all(std::move(ts));
+        }());
+        CHECK(o.value() == std::vector<int>{1, 2, 3});
+    });
 }
 
 TEST_CASE("join_all: the most severe outcome wins (panicked over ok)") {
-    runtime rt;
-    auto o = rt.block_on([]() -> task<outcome<std::vector<int>>> {
-        std::vector<task<int>> ts;
-        ts.push_back(after(1ms, 1));
-        ts.push_back(fails_after(2ms));
-        co_return co_await join_all(std::move(ts));
-    }());
-    CHECK(o.is_panicked());
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        auto o = rt.block_on([]() -> task<outcome<std::vector<int>>> {
+            std::vector<task<int>> ts;
+            ts.push_back(after(1ms, 1));
+            ts.push_back(fails_after(2ms));
+            co_return co_await join_all(std::move(ts));
+        }());
+        CHECK(o.is_panicked());
+    });
 }
 
 TEST_CASE(
     "race: the first to finish wins - the losers are cancelled and drained before it returns") {
-    runtime rt;
-    std::atomic<int> loser_unwound{0};
-    rt.block_on([&]() -> task<void> {
-        std::vector<task<int>> ts;
-        ts.push_back([](std::atomic<int>& n) -> task<int> {
-            struct mark {
-                std::atomic<int>& n;
-                ~mark() { ++n; }
-            } guard{n};
-            co_await sleep(std::chrono::hours(1));
-            co_return 1;
-        }(loser_unwound));
-        ts.push_back(after(3ms, 2));
-        auto o = co_await race(std::move(ts));
-        CHECK(o.value() == 2);
-        CHECK(loser_unwound == 1);
-    }());
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        std::atomic<int> loser_unwound{0};
+        rt.block_on([&]() -> task<void> {
+            std::vector<task<int>> ts;
+            ts.push_back([](std::atomic<int>& n) -> task<int> {
+                struct mark {
+                    std::atomic<int>& n;
+                    ~mark() { ++n; }
+                } guard{n};
+                co_await sleep(std::chrono::hours(1));
+                co_return 1;
+            }(loser_unwound));
+            ts.push_back(after(3ms, 2));
+            auto o = co_await race(std::move(ts));
+            CHECK(o.value() == 2);
+            CHECK(loser_unwound == 1);
+        }());
+    });
 }
 
 TEST_CASE("race: cancelling the racer cancels and drains every contender") {
-    runtime rt;
-    std::atomic<int> unwound{0};
-    rt.block_on([&]() -> task<void> {
-        auto racer = spawn([](std::atomic<int>& n) -> task<int> {
-            std::vector<task<int>> ts;
-            for (int i = 0; i < 3; ++i)
-                ts.push_back([](std::atomic<int>& n) -> task<int> {
-                    struct mark {
-                        std::atomic<int>& n;
-                        ~mark() { ++n; }
-                    } guard{n};
-                    co_await sleep(std::chrono::hours(1));
-                    co_return 1;
-                }(n));
-            co_return (co_await race(std::move(ts))).value();
-        }(unwound));
-        co_await sleep(2ms);
-        racer.cancel();
-        CHECK((co_await std::move(racer)).is_cancelled());
-        CHECK(unwound == 3);
-    }());
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        std::atomic<int> unwound{0};
+        rt.block_on([&]() -> task<void> {
+            auto racer = spawn([](std::atomic<int>& n) -> task<int> {
+                std::vector<task<int>> ts;
+                for (int i = 0; i < 3; ++i)
+                    ts.push_back([](std::atomic<int>& n) -> task<int> {
+                        struct mark {
+                            std::atomic<int>& n;
+                            ~mark() { ++n; }
+                        } guard{n};
+                        co_await sleep(std::chrono::hours(1));
+                        co_return 1;
+                    }(n));
+                co_return (co_await race(std::move(ts))).value();
+            }(unwound));
+            co_await sleep(2ms);
+            racer.cancel();
+            CHECK((co_await std::move(racer)).is_cancelled());
+            CHECK(unwound == 3);
+        }());
+    });
 }
 
 TEST_CASE("join_all: tasks of void - ok when all are ok - the most severe outcome otherwise") {
-    runtime rt;
-    int finished = 0;
-    const outcome<void> all_ok = rt.block_on([&]() -> task<outcome<void>> {
-        std::vector<task<void>> ts;
-        for (int i = 1; i <= 3; ++i)
-            ts.push_back([](int& done, int ms) -> task<void> {
-                co_await sleep(std::chrono::milliseconds(ms));
-                ++done;
-            }(finished, i));
-        co_return co_await join_all(std::move(ts));
-    }());
-    CHECK(all_ok.is_ok());
-    CHECK(finished == 3);
-
-    const outcome<void> one_failed = rt.block_on([]() -> task<outcome<void>> {
-        std::vector<task<void>> ts;
-        ts.push_back([]() -> task<void> { co_await sleep(1ms); }());
-        ts.push_back([]() -> task<void> {
-            co_await sleep(2ms);
-            throw std::runtime_error("failed");
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        std::atomic<int> finished{0};
+        const outcome<void> all_ok = rt.block_on([&]() -> task<outcome<void>> {
+            std::vector<task<void>> ts;
+            for (int i = 1; i <= 3; ++i)
+                ts.push_back([](std::atomic<int>& done, int ms) -> task<void> {
+                    co_await sleep(std::chrono::milliseconds(ms));
+                    ++done;
+                }(finished, i));
+            co_return co_await join_all(std::move(ts));
         }());
-        co_return co_await join_all(std::move(ts));
-    }());
-    CHECK(one_failed.is_panicked());
+        CHECK(all_ok.is_ok());
+        CHECK(finished == 3);
+
+        const outcome<void> one_failed = rt.block_on([]() -> task<outcome<void>> {
+            std::vector<task<void>> ts;
+            ts.push_back([]() -> task<void> { co_await sleep(1ms); }());
+            ts.push_back([]() -> task<void> {
+                co_await sleep(2ms);
+                throw std::runtime_error("failed");
+            }());
+            co_return co_await join_all(std::move(ts));
+        }());
+        CHECK(one_failed.is_panicked());
+    });
 }

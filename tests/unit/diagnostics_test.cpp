@@ -15,6 +15,7 @@
 #include "test_support.hpp"
 
 using namespace rtkit;
+using test::yield_until;
 
 namespace {
 
@@ -23,89 +24,90 @@ task<int> failing(std::string message) {
     throw std::runtime_error(message);
 }
 
-/// Yields until `done()` holds; fails the test after many turns instead of
-/// hanging.
-template <class Done>
-task<void> yield_until(Done done) {
-    for (int turn = 0; turn < 100'000 && !done(); ++turn)
-        co_await yield_now();
-    REQUIRE(done());
-}
-
 }  // namespace
 
 TEST_CASE("diagnostics: a failed task whose handle was dropped is reported with its id") {
-    test::recorded_diagnostics diagnostics;
-    runtime rt;
-    task_id failed_id;
-    rt.block_on([&]() -> task<void> {
-        auto h = spawn(failing("disk on fire"));
-        failed_id = h.id();
-        { auto dropped = std::move(h); }
-        co_await yield_until([&] { return diagnostics.count() > 0; });
-    }());
-    const auto seen = diagnostics.seen();
-    REQUIRE(seen.size() == 1);
-    CHECK(seen[0].kind == diagnostic_kind::unobserved_task_failure);
-    CHECK(seen[0].task == failed_id);
-    CHECK(seen[0].message.find("disk on fire") != std::string::npos);
-    CHECK(seen[0].message.find("task " + std::to_string(failed_id.raw)) != std::string::npos);
+    test::on_both_flavors([&](const runtime_config& config) {
+        test::recorded_diagnostics diagnostics;
+        runtime rt(config);
+        task_id failed_id;
+        rt.block_on([&]() -> task<void> {
+            auto h = spawn(failing("disk on fire"));
+            failed_id = h.id();
+            { auto dropped = std::move(h); }
+            co_await yield_until([&] { return diagnostics.count() > 0; });
+        }());
+        const auto seen = diagnostics.seen();
+        REQUIRE(seen.size() == 1);
+        CHECK(seen[0].kind == diagnostic_kind::unobserved_task_failure);
+        CHECK(seen[0].task == failed_id);
+        CHECK(seen[0].message.find("disk on fire") != std::string::npos);
+        CHECK(seen[0].message.find("task " + std::to_string(failed_id.raw)) != std::string::npos);
+    });
 }
 
 TEST_CASE("diagnostics: a handle kept past the failure reports it when dropped unawaited") {
-    test::recorded_diagnostics diagnostics;
-    runtime rt;
-    rt.block_on([&]() -> task<void> {
-        auto h = spawn(failing("kept"));
-        co_await yield_until([&] { return h.is_finished(); });
-        CHECK(diagnostics.count() == 0);  // the handle may still take it
-        { auto dropped = std::move(h); }
-        CHECK(diagnostics.count() == 1);
-    }());
+    test::on_both_flavors([&](const runtime_config& config) {
+        test::recorded_diagnostics diagnostics;
+        runtime rt(config);
+        rt.block_on([&]() -> task<void> {
+            auto h = spawn(failing("kept"));
+            co_await yield_until([&] { return h.is_finished(); });
+            CHECK(diagnostics.count() == 0);  // the handle may still take it
+            { auto dropped = std::move(h); }
+            CHECK(diagnostics.count() == 1);
+        }());
+    });
 }
 
 TEST_CASE("diagnostics: an awaited failure and a failed block_on root are not reported") {
-    test::recorded_diagnostics diagnostics;
-    {
-        runtime rt;
-        rt.block_on([]() -> task<void> {
-            auto o = co_await spawn(failing("seen by the awaiter"));
-            CHECK(o.is_panicked());
-        }());
-        CHECK_THROWS_WITH(rt.block_on(failing("seen by block_on's caller")),
-                          "seen by block_on's caller");
-        rt.shutdown();
-    }
-    CHECK(diagnostics.count() == 0);
+    test::on_both_flavors([&](const runtime_config& config) {
+        test::recorded_diagnostics diagnostics;
+        {
+            runtime rt(config);
+            rt.block_on([]() -> task<void> {
+                auto o = co_await spawn(failing("seen by the awaiter"));
+                CHECK(o.is_panicked());
+            }());
+            CHECK_THROWS_WITH(rt.block_on(failing("seen by block_on's caller")),
+                              "seen by block_on's caller");
+            rt.shutdown();
+        }
+        CHECK(diagnostics.count() == 0);
+    });
 }
 
 TEST_CASE("diagnostics: a region child that fails unawaited is reported once") {
-    test::recorded_diagnostics diagnostics;
-    runtime rt;
-    rt.block_on([&]() -> task<void> {
-        co_await cx::current().region([](cx scope) -> task<void> {
-            (void)scope.spawn(failing("child"));
-            co_return;
-        });
-    }());
-    rt.shutdown();
-    const auto seen = diagnostics.seen();
-    REQUIRE(seen.size() == 1);
-    CHECK(seen[0].message.find("child") != std::string::npos);
+    test::on_both_flavors([&](const runtime_config& config) {
+        test::recorded_diagnostics diagnostics;
+        runtime rt(config);
+        rt.block_on([&]() -> task<void> {
+            co_await cx::current().region([](cx scope) -> task<void> {
+                (void)scope.spawn(failing("child"));
+                co_return;
+            });
+        }());
+        rt.shutdown();
+        const auto seen = diagnostics.seen();
+        REQUIRE(seen.size() == 1);
+        CHECK(seen[0].message.find("child") != std::string::npos);
+    });
 }
 
 TEST_CASE("diagnostics: a cancelled task is not a failure") {
-    test::recorded_diagnostics diagnostics;
-    runtime rt;
-    rt.block_on([&]() -> task<void> {
-        test::manual_event never;
-        auto h = spawn([](test::manual_event& e) -> task<void> { co_await e.wait(); }(never));
-        h.cancel();
-        { auto dropped = std::move(h); }
-        co_return;
-    }());
-    rt.shutdown();
-    CHECK(diagnostics.count() == 0);
+    test::on_both_flavors([&](const runtime_config& config) {
+        test::recorded_diagnostics diagnostics;
+        runtime rt(config);
+        rt.block_on([&]() -> task<void> {
+            test::manual_event never;
+            auto h = spawn([](test::manual_event& e) -> task<void> { co_await e.wait(); }(never));
+            h.cancel();
+            { auto dropped = std::move(h); }
+            co_return;
+        }());
+        rt.shutdown();
+        CHECK(diagnostics.count() == 0);
+    });
 }
 
 TEST_CASE("diagnostics: a skipped plugin is said once through the hook - none when all fail") {
@@ -130,15 +132,18 @@ TEST_CASE("diagnostics: a skipped plugin is said once through the hook - none wh
 }
 
 TEST_CASE("diagnostics: a hook that throws does not take the runtime down") {
-    auto previous = set_diagnostic_hook([](const diagnostic&) { throw std::runtime_error("x"); });
-    runtime rt;
-    rt.block_on([]() -> task<void> {
-        (void)spawn(failing("nobody listens"));
-        co_return;
-    }());
-    rt.shutdown();
-    CHECK(rt.is_quiescent());
-    set_diagnostic_hook(std::move(previous));
+    test::on_both_flavors([&](const runtime_config& config) {
+        auto previous =
+            set_diagnostic_hook([](const diagnostic&) { throw std::runtime_error("x"); });
+        runtime rt(config);
+        rt.block_on([]() -> task<void> {
+            (void)spawn(failing("nobody listens"));
+            co_return;
+        }());
+        rt.shutdown();
+        CHECK(rt.is_quiescent());
+        set_diagnostic_hook(std::move(previous));
+    });
 }
 
 TEST_CASE("diagnostics: the default hook writes one line on stderr") {
@@ -167,32 +172,34 @@ task<T> fails_when_cancelled(std::atomic<int>& started, std::atomic<int>& failed
 }  // namespace
 
 TEST_CASE("diagnostics: join_all and race cancelled by their caller drop their tasks' failures") {
-    // The combinators own their tasks' outcomes: when the caller is
-    // cancelled, what the tasks end with (here a failure thrown as they
-    // unwind) goes with the combinator's own cancelled outcome.
-    test::recorded_diagnostics diagnostics;
-    runtime rt;
-    std::atomic<int> started{0}, failed{0};
-    rt.block_on([&]() -> task<void> {
-        auto racer = spawn([](std::atomic<int>& s, std::atomic<int>& f) -> task<int> {
-            std::vector<task<int>> ts;
-            ts.push_back(fails_when_cancelled<int>(s, f));
-            ts.push_back(fails_when_cancelled<int>(s, f));
-            co_return (co_await race(std::move(ts))).value();
-        }(started, failed));
-        auto joiner = spawn([](std::atomic<int>& s, std::atomic<int>& f) -> task<void> {
-            std::vector<task<int>> ts;
-            ts.push_back(fails_when_cancelled<int>(s, f));
-            ts.push_back(fails_when_cancelled<int>(s, f));
-            (void)co_await join_all(std::move(ts));
-        }(started, failed));
-        co_await yield_until([&] { return started == 4; });
-        racer.cancel();
-        joiner.cancel();
-        CHECK((co_await std::move(racer)).is_cancelled());
-        CHECK((co_await std::move(joiner)).is_cancelled());
-    }());
-    rt.shutdown();
-    CHECK(failed == 4);
-    CHECK(diagnostics.count() == 0);
+    test::on_both_flavors([&](const runtime_config& config) {
+        // The combinators own their tasks' outcomes: when the caller is
+        // cancelled, what the tasks end with (here a failure thrown as they
+        // unwind) goes with the combinator's own cancelled outcome.
+        test::recorded_diagnostics diagnostics;
+        runtime rt(config);
+        std::atomic<int> started{0}, failed{0};
+        rt.block_on([&]() -> task<void> {
+            auto racer = spawn([](std::atomic<int>& s, std::atomic<int>& f) -> task<int> {
+                std::vector<task<int>> ts;
+                ts.push_back(fails_when_cancelled<int>(s, f));
+                ts.push_back(fails_when_cancelled<int>(s, f));
+                co_return (co_await race(std::move(ts))).value();
+            }(started, failed));
+            auto joiner = spawn([](std::atomic<int>& s, std::atomic<int>& f) -> task<void> {
+                std::vector<task<int>> ts;
+                ts.push_back(fails_when_cancelled<int>(s, f));
+                ts.push_back(fails_when_cancelled<int>(s, f));
+                (void)co_await join_all(std::move(ts));
+            }(started, failed));
+            co_await yield_until([&] { return started == 4; });
+            racer.cancel();
+            joiner.cancel();
+            CHECK((co_await std::move(racer)).is_cancelled());
+            CHECK((co_await std::move(joiner)).is_cancelled());
+        }());
+        rt.shutdown();
+        CHECK(failed == 4);
+        CHECK(diagnostics.count() == 0);
+    });
 }

@@ -2,7 +2,6 @@
 
 #include <atomic>
 #include <stdexcept>
-#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -13,125 +12,133 @@ using namespace rtkit;
 using namespace std::chrono_literals;
 
 TEST_CASE("region: closes only after every task spawned in it has finished") {
-    runtime rt;
-    std::vector<int> finished;
-    rt.block_on([&]() -> task<void> {
-        co_await cx::current().region([&](cx scope) -> task<void> {
-            for (int i = 1; i <= 3; ++i) {
-                // Handles are dropped at once: the region, not the handle, waits.
-                (void)scope.spawn([](std::vector<int>& out, int n) -> task<void> {
-                    co_await sleep(std::chrono::milliseconds(5 * n));
-                    out.push_back(n);
-                }(finished, i));
-            }
-            co_return;
-        });
-        CHECK(finished == std::vector<int>{1, 2, 3});
-    }());
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        test::locked_log<int> finished;
+        rt.block_on([&]() -> task<void> {
+            co_await cx::current().region([&](cx scope) -> task<void> {
+                for (int i = 1; i <= 3; ++i) {
+                    // Handles are dropped at once: the region, not the handle, waits.
+                    (void)scope.spawn([](test::locked_log<int>& out, int n) -> task<void> {
+                        co_await sleep(std::chrono::milliseconds(5 * n));
+                        out.add(n);
+                    }(finished, i));
+                }
+                co_return;
+            });
+            CHECK(finished.entries() == std::vector<int>{1, 2, 3});
+        }());
+    });
 }
 
 TEST_CASE("region: spawns through cx::current() inside the body land in the region") {
-    runtime rt;
-    int done = 0;
-    rt.block_on([&]() -> task<void> {
-        co_await cx::current().region([&](cx) -> task<void> {
-            (void)spawn([](int& d) -> task<void> {
-                co_await sleep(5ms);
-                ++d;
-            }(done));
-            co_return;
-        });
-        CHECK(done == 1);
-    }());
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        std::atomic<int> done{0};
+        rt.block_on([&]() -> task<void> {
+            co_await cx::current().region([&](cx) -> task<void> {
+                (void)spawn([](std::atomic<int>& d) -> task<void> {
+                    co_await sleep(5ms);
+                    ++d;
+                }(done));
+                co_return;
+            });
+            CHECK(done == 1);
+        }());
+    });
 }
 
 TEST_CASE("region: nested regions form a tree - the outer waits for the inner") {
-    runtime rt;
-    std::vector<std::string> log;
-    test::manual_event inner_closed;
-    rt.block_on([&]() -> task<void> {
-        int v = co_await cx::current().region([&](cx outer) -> task<int> {
-            (void)outer.spawn(
-                [](std::vector<std::string>& l, test::manual_event& after) -> task<void> {
-                    co_await after.wait();
-                    l.push_back("outer task");
-                }(log, inner_closed));
-            co_await outer.region([&](cx inner) -> task<void> {
-                (void)inner.spawn([](std::vector<std::string>& l) -> task<void> {
-                    co_await sleep(2ms);
-                    l.push_back("inner task");
-                }(log));
-                co_return;
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        test::locked_log<std::string> log;
+        test::manual_event inner_closed;
+        rt.block_on([&]() -> task<void> {
+            int v = co_await cx::current().region([&](cx outer) -> task<int> {
+                (void)outer.spawn(
+                    [](test::locked_log<std::string>& l, test::manual_event& after) -> task<void> {
+                        co_await after.wait();
+                        l.add("outer task");
+                    }(log, inner_closed));
+                co_await outer.region([&](cx inner) -> task<void> {
+                    (void)inner.spawn([](test::locked_log<std::string>& l) -> task<void> {
+                        co_await sleep(2ms);
+                        l.add("inner task");
+                    }(log));
+                    co_return;
+                });
+                log.add("inner region closed");
+                inner_closed.fire();
+                co_return 7;
             });
-            log.push_back("inner region closed");
-            inner_closed.fire();
-            co_return 7;
-        });
-        log.push_back("outer region closed");
-        CHECK(v == 7);
-    }());
-    CHECK(log == std::vector<std::string>{"inner task", "inner region closed", "outer task",
-                                          "outer region closed"});
+            log.add("outer region closed");
+            CHECK(v == 7);
+        }());
+        CHECK(log.entries() == std::vector<std::string>{"inner task", "inner region closed",
+                                                        "outer task", "outer region closed"});
+    });
 }
 
 TEST_CASE("region: a failing body cancels the region's tasks - drains them - then rethrows") {
-    runtime rt;
-    std::atomic<int> started{0};
-    std::atomic<int> unwound{0};
-    struct counts_unwind {
-        std::atomic<int>& n;
-        ~counts_unwind() { ++n; }
-    };
-    rt.block_on([&]() -> task<void> {
-        CHECK_THROWS_WITH_AS(co_await cx::current().region([&](cx scope) -> task<void> {
-            for (int i = 0; i < 5; ++i)
-                (void)scope.spawn([](std::atomic<int>& s, std::atomic<int>& n) -> task<void> {
-                    counts_unwind guard{n};
-                    ++s;
-                    co_await sleep(std::chrono::hours(1));
-                }(started, unwound));
-            while (started.load() < 5)
-                co_await yield_now();  // all five wait on their timers now
-            throw std::runtime_error("body failed");
-        }),
-                             "body failed", std::runtime_error);
-        // By the time the region rethrew, all five had unwound.
-        CHECK(unwound == 5);
-    }());
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        std::atomic<int> started{0};
+        std::atomic<int> unwound{0};
+        struct counts_unwind {
+            std::atomic<int>& n;
+            ~counts_unwind() { ++n; }
+        };
+        rt.block_on([&]() -> task<void> {
+            CHECK_THROWS_WITH_AS(co_await cx::current().region([&](cx scope) -> task<void> {
+                for (int i = 0; i < 5; ++i)
+                    (void)scope.spawn([](std::atomic<int>& s, std::atomic<int>& n) -> task<void> {
+                        counts_unwind guard{n};
+                        ++s;
+                        co_await sleep(std::chrono::hours(1));
+                    }(started, unwound));
+                while (started.load() < 5)
+                    co_await yield_now();  // all five wait on their timers now
+                throw std::runtime_error("body failed");
+            }),
+                                 "body failed", std::runtime_error);
+            // By the time the region rethrew, all five had unwound.
+            CHECK(unwound == 5);
+        }());
+    });
 }
 
 TEST_CASE("region: cancel_region cancels its tasks with the reason - not the caller's siblings") {
-    runtime rt;
-    rt.block_on([&]() -> task<void> {
-        auto sibling = spawn([]() -> task<int> {
-            co_await sleep(20ms);
-            co_return 1;
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        rt.block_on([&]() -> task<void> {
+            auto sibling = spawn([]() -> task<int> {
+                co_await sleep(20ms);
+                co_return 1;
+            }());
+            std::vector<outcome<void>> seen;
+            co_await cx::current().region([&](cx scope) -> task<void> {
+                auto a =
+                    scope.spawn([]() -> task<void> { co_await sleep(std::chrono::hours(1)); }());
+                auto b =
+                    scope.spawn([]() -> task<void> { co_await sleep(std::chrono::hours(1)); }());
+                co_await yield_now();
+                scope.cancel_region(cancel_reason{"operator said stop"});
+                seen.push_back(co_await std::move(a));
+                seen.push_back(co_await std::move(b));
+            });
+            for (auto& o : seen) {
+                REQUIRE(o.is_cancelled());
+                CHECK(o.reason().message == "operator said stop");
+            }
+            CHECK((co_await std::move(sibling)).value() == 1);
         }());
-        std::vector<outcome<void>> seen;
-        co_await cx::current().region([&](cx scope) -> task<void> {
-            auto a = scope.spawn([]() -> task<void> { co_await sleep(std::chrono::hours(1)); }());
-            auto b = scope.spawn([]() -> task<void> { co_await sleep(std::chrono::hours(1)); }());
-            co_await yield_now();
-            scope.cancel_region(cancel_reason{"operator said stop"});
-            seen.push_back(co_await std::move(a));
-            seen.push_back(co_await std::move(b));
-        });
-        for (auto& o : seen) {
-            REQUIRE(o.is_cancelled());
-            CHECK(o.reason().message == "operator said stop");
-        }
-        CHECK((co_await std::move(sibling)).value() == 1);
-    }());
+    });
 }
 
 TEST_CASE("region: tasks cancelled with their region before their first poll never run") {
     // They wait in the lanes, unpolled, when the region is cancelled: each
     // sees the cancellation at its first poll, on both flavors.
-    for (const char* flavor : {"current_thread", "multi_thread"}) {
-        CAPTURE(flavor);
-        runtime_config config;
-        config.flavor = flavor;
-        if (std::string_view(flavor) == "multi_thread") config.workers = 2;
+    test::on_both_flavors([&](const runtime_config& config) {
         runtime rt(config);
         std::atomic<int> bodies_run{0};
         rt.block_on([&]() -> task<void> {
@@ -152,83 +159,92 @@ TEST_CASE("region: tasks cancelled with their region before their first poll nev
                 if (o.is_cancelled() && o.reason().message == "never mind") ++cancelled;
             // On multi_thread a worker may have started some before the cancel.
             CHECK(cancelled + bodies_run.load() == 200);
-            if (std::string_view(flavor) == "current_thread") CHECK(bodies_run.load() == 0);
+            if (config.flavor == "current_thread") CHECK(bodies_run.load() == 0);
         }());
-    }
+    });
 }
 
 TEST_CASE("region: a task that cancels its own region in its first poll sees it at once") {
-    // It never waits before its checkpoint: the region's cancellation must
-    // reach a task that is in its first poll.
-    runtime rt;
-    rt.block_on([&]() -> task<void> {
-        co_await cx::current().region([&](cx scope) -> task<void> {
-            auto self_cancelling = scope.spawn([](cx own) -> task<int> {
-                own.cancel_region(cancel_reason{"from inside"});
-                for (int i = 0; i < 1000; ++i)
-                    own.checkpoint();
-                co_return 1;
+    test::on_both_flavors([&](const runtime_config& config) {
+        // It never waits before its checkpoint: the region's cancellation must
+        // reach a task that is in its first poll.
+        runtime rt(config);
+        rt.block_on([&]() -> task<void> {
+            co_await cx::current().region([&](cx scope) -> task<void> {
+                auto self_cancelling = scope.spawn([](cx own) -> task<int> {
+                    own.cancel_region(cancel_reason{"from inside"});
+                    for (int i = 0; i < 1000; ++i)
+                        own.checkpoint();
+                    co_return 1;
+                });
+                outcome<int> o = co_await std::move(self_cancelling);
+                REQUIRE(o.is_cancelled());
+                CHECK(o.reason().message == "from inside");
             });
-            outcome<int> o = co_await std::move(self_cancelling);
-            REQUIRE(o.is_cancelled());
-            CHECK(o.reason().message == "from inside");
-        });
-    }());
+        }());
+    });
 }
 
 TEST_CASE("region: a task spawned into a cancelled region starts cancelled") {
-    runtime rt;
-    rt.block_on([&]() -> task<void> {
-        co_await cx::current().region([&](cx scope) -> task<void> {
-            scope.cancel_region(cancel_reason{"closed for business"});
-            auto late = scope.spawn([]() -> task<int> {
-                co_await yield_now();
-                co_return 5;
-            }());
-            auto o = co_await std::move(late);
-            CHECK(o.is_cancelled());
-            CHECK(o.reason().message == "closed for business");
-        });
-    }());
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        rt.block_on([&]() -> task<void> {
+            co_await cx::current().region([&](cx scope) -> task<void> {
+                scope.cancel_region(cancel_reason{"closed for business"});
+                auto late = scope.spawn([]() -> task<int> {
+                    co_await yield_now();
+                    co_return 5;
+                }());
+                auto o = co_await std::move(late);
+                CHECK(o.is_cancelled());
+                CHECK(o.reason().message == "closed for business");
+            });
+        }());
+    });
 }
 
 TEST_CASE("spawn with a callable: the task receives its own cx") {
-    runtime rt;
-    rt.block_on([&]() -> task<void> {
-        task_id root_id = cx::current().id();
-        int captured = 41;
-        auto h = spawn([captured](cx c) -> task<int> {
-            co_await c.sleep(1ms);
-            co_return captured + (c.id() == cx::current().id() ? 1 : 0);
-        });
-        CHECK((co_await std::move(h)).value() == 42);
-        CHECK(root_id == cx::current().id());
-    }());
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        rt.block_on([&]() -> task<void> {
+            task_id root_id = cx::current().id();
+            int captured = 41;
+            auto h = spawn([captured](cx c) -> task<int> {
+                co_await c.sleep(1ms);
+                co_return captured + (c.id() == cx::current().id() ? 1 : 0);
+            });
+            CHECK((co_await std::move(h)).value() == 42);
+            CHECK(root_id == cx::current().id());
+        }());
+    });
 }
 
 TEST_CASE("region: cx reports the region it spawns into - ids are never reused") {
-    runtime rt;
-    rt.block_on([&]() -> task<void> {
-        const cx outer = cx::current();
-        const region_id root = outer.region_id();
-        // A spawned task belongs to the region it was spawned into.
-        auto child = outer.spawn([](cx self) -> task<region_id> { co_return self.region_id(); });
-        CHECK((co_await std::move(child)).value() == root);
-        region_id first{}, second{};
-        co_await outer.region([&](cx scope) -> task<void> {
-            first = scope.region_id();
-            // Inside the scope, the ambient context spawns into the scope too.
-            CHECK(cx::current().region_id() == first);
-            co_return;
-        });
-        co_await outer.region([&](cx scope) -> task<void> {
-            second = scope.region_id();
-            co_return;
-        });
-        CHECK(first != root);
-        CHECK(second != first);  // the first scope's node is gone; its id is not reused
-        CHECK(cx::current().region_id() == root);
-    }());
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        rt.block_on([&]() -> task<void> {
+            const cx outer = cx::current();
+            const region_id root = outer.region_id();
+            // A spawned task belongs to the region it was spawned into.
+            auto child =
+                outer.spawn([](cx self) -> task<region_id> { co_return self.region_id(); });
+            CHECK((co_await std::move(child)).value() == root);
+            region_id first{}, second{};
+            co_await outer.region([&](cx scope) -> task<void> {
+                first = scope.region_id();
+                // Inside the scope, the ambient context spawns into the scope too.
+                CHECK(cx::current().region_id() == first);
+                co_return;
+            });
+            co_await outer.region([&](cx scope) -> task<void> {
+                second = scope.region_id();
+                co_return;
+            });
+            CHECK(first != root);
+            CHECK(second != first);  // the first scope's node is gone; its id is not reused
+            CHECK(cx::current().region_id() == root);
+        }());
+    });
 }
 
 // The closer of a region may see it drained while its last task is still

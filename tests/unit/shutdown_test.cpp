@@ -27,55 +27,60 @@ task<void> sleeps_holding_tracked() {
 }  // namespace
 
 TEST_CASE("shutdown: tasks still sleeping are cancelled and their destructors run") {
-    {
-        runtime rt;
-        rt.block_on([]() -> task<void> {
-            for (int i = 0; i < 100; ++i) {
-                auto h = spawn(sleeps_holding_tracked());
-                (void)h;
-            }
-            // Each root poll gives one dispatch turn: yield until all have started.
-            for (int i = 0; i < 1000 && tracked::live < 100; ++i)
-                co_await yield_now();
-            CHECK(tracked::live == 100);
-        }());
-    }
-    CHECK(tracked::live == 0);
+    test::on_both_flavors([&](const runtime_config& config) {
+        {
+            runtime rt(config);
+            rt.block_on([]() -> task<void> {
+                for (int i = 0; i < 100; ++i) {
+                    auto h = spawn(sleeps_holding_tracked());
+                    (void)h;
+                }
+                co_await test::yield_until([] { return tracked::live == 100; });
+            }());
+        }
+        CHECK(tracked::live == 0);
+    });
 }
 
 TEST_CASE("shutdown: a kept join handle sees the task cancelled") {
-    runtime rt;
-    join_handle<void> kept;
-    rt.block_on([&]() -> task<void> {
-        kept = spawn(sleeps_holding_tracked());
-        co_await yield_now();
-    }());
-    rt.shutdown();
-    CHECK(kept.is_finished());
-    CHECK(tracked::live == 0);
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        join_handle<void> kept;
+        rt.block_on([&]() -> task<void> {
+            kept = spawn(sleeps_holding_tracked());
+            co_await yield_now();
+        }());
+        rt.shutdown();
+        CHECK(kept.is_finished());
+        CHECK(tracked::live == 0);
+    });
 }
 
 TEST_CASE("shutdown: a task that catches the first cancellation still unwinds at the next await") {
-    std::atomic<int> caught{0};
-    {
-        runtime rt;
-        rt.block_on([&]() -> task<void> {
-            auto h = spawn([](std::atomic<int>& c) -> task<void> {
-                tracked t;
-                try {
-                    co_await sleep(std::chrono::hours(1));
-                } catch (const task_cancelled&) {
-                    ++c;
-                }
-                co_await sleep(std::chrono::hours(1));  // throws task_cancelled again
-                ++c;                                    // never reached
-            }(caught));
-            (void)h;
-            co_await yield_now();
-        }());
-    }
-    CHECK(caught == 1);
-    CHECK(tracked::live == 0);
+    test::on_both_flavors([&](const runtime_config& config) {
+        std::atomic<int> caught{0};
+        std::atomic<bool> asleep{false};
+        {
+            runtime rt(config);
+            rt.block_on([&]() -> task<void> {
+                auto h = spawn([](std::atomic<int>& c, std::atomic<bool>& asleep) -> task<void> {
+                    tracked t;
+                    try {
+                        asleep = true;
+                        co_await sleep(std::chrono::hours(1));
+                    } catch (const task_cancelled&) {
+                        ++c;
+                    }
+                    co_await sleep(std::chrono::hours(1));  // throws task_cancelled again
+                    ++c;                                    // never reached
+                }(caught, asleep));
+                (void)h;
+                co_await test::yield_until([&] { return asleep.load(); });
+            }());
+        }
+        CHECK(caught == 1);
+        CHECK(tracked::live == 0);
+    });
 }
 
 TEST_CASE("shutdown: while another thread's block_on waits - that call ends cancelled") {
@@ -107,17 +112,23 @@ TEST_CASE("shutdown: while another thread's block_on waits - that call ends canc
 }
 
 TEST_CASE("shutdown: is idempotent and the destructor after it is fine") {
-    runtime rt;
-    CHECK(rt.block_on(test::value_of(1)) == 1);
-    rt.shutdown();
-    rt.shutdown();
-    CHECK_THROWS_AS(rt.block_on(test::value_of(1)), std::logic_error);
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        CHECK(rt.block_on(test::value_of(1)) == 1);
+        rt.shutdown();
+        rt.shutdown();
+        CHECK_THROWS_AS(rt.block_on(test::value_of(1)), std::logic_error);
+    });
 }
 
-TEST_CASE(
-    "shutdown: a destructor that re-enters shutdown while the worker retires does not deadlock") {
-    auto rt = std::make_unique<runtime>();
+namespace {
+
+/// A task whose frame's destructor calls shutdown() again, run while the
+/// first shutdown retires it.
+void shuts_down_again_while_retiring(const runtime_config& config) {
+    auto rt = std::make_unique<runtime>(config);
     std::atomic<bool> reentered{false};
+    std::atomic<bool> started{false};
     struct shuts_down_again {
         runtime* r;
         std::atomic<bool>* flag;
@@ -127,14 +138,23 @@ TEST_CASE(
         }
     };
     rt->block_on([&]() -> task<void> {
-        (void)spawn([](runtime* r, std::atomic<bool>* f) -> task<void> {
+        (void)spawn([](runtime* r, std::atomic<bool>* f, std::atomic<bool>& started) -> task<void> {
             shuts_down_again guard{r, f};
+            started = true;
             co_await sleep(std::chrono::hours(1));
-        }(rt.get(), &reentered));
-        co_await yield_now();
+        }(rt.get(), &reentered, started));
+        co_await test::yield_until([&] { return started.load(); });
     }());
     rt.reset();
     CHECK(reentered);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "shutdown: a destructor that re-enters shutdown while the worker retires does not deadlock") {
+    test::on_both_flavors(
+        [](const runtime_config& config) { shuts_down_again_while_retiring(config); });
 }
 
 namespace {

@@ -26,80 +26,90 @@ task<std::int64_t> spawn_tree(int depth) {
 }  // namespace
 
 TEST_CASE("spawn/join: 100 -000 tasks joined in spawn order") {
-    runtime rt;
-    constexpr std::int64_t n = 100'000;
-    std::int64_t sum = rt.block_on([]() -> task<std::int64_t> {
-        std::vector<join_handle<std::int64_t>> handles;
-        handles.reserve(n);
-        for (std::int64_t i = 0; i < n; ++i)
-            handles.push_back(spawn(index_task(i)));
-        std::int64_t total = 0;
-        for (auto& h : handles)
-            total += (co_await std::move(h)).value();
-        co_return total;
-    }());
-    CHECK(sum == n * (n - 1) / 2);
-    CHECK(rt.is_quiescent());
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        constexpr std::int64_t n = 100'000;
+        std::int64_t sum = rt.block_on([]() -> task<std::int64_t> {
+            std::vector<join_handle<std::int64_t>> handles;
+            handles.reserve(n);
+            for (std::int64_t i = 0; i < n; ++i)
+                handles.push_back(spawn(index_task(i)));
+            std::int64_t total = 0;
+            for (auto& h : handles)
+                total += (co_await std::move(h)).value();
+            co_return total;
+        }());
+        CHECK(sum == n * (n - 1) / 2);
+        CHECK(rt.is_quiescent());
+    });
 }
 
 TEST_CASE("spawn/join: tasks spawn tasks") {
-    runtime rt;
-    CHECK(rt.block_on(spawn_tree(10)) == 1024);
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        CHECK(rt.block_on(spawn_tree(10)) == 1024);
+    });
 }
 
 TEST_CASE("spawn/join: a task that throws ends panicked and the runtime keeps running") {
-    runtime rt;
-    rt.block_on([]() -> task<void> {
-        auto bad = spawn([]() -> task<int> {
-            co_await yield_now();
-            throw std::runtime_error("boom");
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        rt.block_on([]() -> task<void> {
+            auto bad = spawn([]() -> task<int> {
+                co_await yield_now();
+                throw std::runtime_error("boom");
+            }());
+            auto good = spawn(index_task(7));
+            outcome<int> o = co_await std::move(bad);
+            REQUIRE(o.is_panicked());
+            CHECK_THROWS_WITH_AS(std::rethrow_exception(o.exception()), "boom", std::runtime_error);
+            CHECK((co_await std::move(good)).value() == 7);
         }());
-        auto good = spawn(index_task(7));
-        outcome<int> o = co_await std::move(bad);
-        REQUIRE(o.is_panicked());
-        CHECK_THROWS_WITH_AS(std::rethrow_exception(o.exception()), "boom", std::runtime_error);
-        CHECK((co_await std::move(good)).value() == 7);
-    }());
-    // And again, on the same runtime.
-    CHECK(rt.block_on(index_task(3)) == 3);
+        // And again, on the same runtime.
+        CHECK(rt.block_on(index_task(3)) == 3);
+    });
 }
 
 TEST_CASE("spawn/join: inline awaiting a task returns its value or rethrows") {
-    runtime rt;
-    int v = rt.block_on([]() -> task<int> {
-        int a = static_cast<int>(co_await index_task(5));
-        try {
-            co_await []() -> task<void> {
-                co_await yield_now();
-                throw std::logic_error("inner");
-            }();
-        } catch (const std::logic_error& e) {
-            a += 10;
-        }
-        co_return a;
-    }());
-    CHECK(v == 15);
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        int v = rt.block_on([]() -> task<int> {
+            int a = static_cast<int>(co_await index_task(5));
+            try {
+                co_await []() -> task<void> {
+                    co_await yield_now();
+                    throw std::logic_error("inner");
+                }();
+            } catch (const std::logic_error& e) {
+                a += 10;
+            }
+            co_return a;
+        }());
+        CHECK(v == 15);
+    });
 }
 
 TEST_CASE(
     "spawn/join: a join handle can be awaited from another runtime's root on another thread") {
-    runtime rt;
-    runtime other;
-    rt.block_on([&]() -> task<void> {
-        auto h = spawn([]() -> task<int> {
-            co_await sleep(std::chrono::milliseconds(5));
-            co_return 9;
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        runtime other;
+        rt.block_on([&]() -> task<void> {
+            auto h = spawn([]() -> task<int> {
+                co_await sleep(std::chrono::milliseconds(5));
+                co_return 9;
+            }());
+            int got = 0;
+            std::thread t([&] {
+                got = other.block_on(
+                    [&]() -> task<int> { co_return (co_await std::move(h)).value(); }());
+            });
+            // Keep this worker turning so the spawned task can finish.
+            co_await sleep(std::chrono::milliseconds(30));
+            t.join();
+            CHECK(got == 9);
         }());
-        int got = 0;
-        std::thread t([&] {
-            got =
-                other.block_on([&]() -> task<int> { co_return (co_await std::move(h)).value(); }());
-        });
-        // Keep this worker turning so the spawned task can finish.
-        co_await sleep(std::chrono::milliseconds(30));
-        t.join();
-        CHECK(got == 9);
-    }());
+    });
 }
 
 TEST_CASE("spawn/join: spawn outside a task is refused with a clear error") {
@@ -136,28 +146,30 @@ TEST_CASE("yield_now: outside a task it is refused - it would never be resumed")
 }
 
 TEST_CASE("join: awaiting a handle consumes it and releases the finished task's frame") {
-    runtime rt;
-    struct counted {
-        std::atomic<int>* alive;
-        explicit counted(std::atomic<int>& a) : alive(&a) { ++*alive; }
-        counted(counted&& o) noexcept : alive(std::exchange(o.alive, nullptr)) {}
-        ~counted() {
-            if (alive) --*alive;
-        }
-    };
-    std::atomic<int> alive{0};
-    rt.block_on([&]() -> task<void> {
-        auto h = spawn([](counted parameter) -> task<int> {
-            co_await yield_now();
-            co_return parameter.alive ? 1 : 0;
-        }(counted(alive)));
-        CHECK(alive == 1);
-        CHECK((co_await std::move(h)).value() == 1);
-        // The outcome was taken: the handle is empty and the frame (with its
-        // parameter) is gone, not kept until the handle is destroyed.
-        CHECK_FALSE(h.valid());
-        CHECK(alive == 0);
-    }());
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        struct counted {
+            std::atomic<int>* alive;
+            explicit counted(std::atomic<int>& a) : alive(&a) { ++*alive; }
+            counted(counted&& o) noexcept : alive(std::exchange(o.alive, nullptr)) {}
+            ~counted() {
+                if (alive) --*alive;
+            }
+        };
+        std::atomic<int> alive{0};
+        rt.block_on([&]() -> task<void> {
+            auto h = spawn([](counted parameter) -> task<int> {
+                co_await yield_now();
+                co_return parameter.alive ? 1 : 0;
+            }(counted(alive)));
+            CHECK(alive == 1);
+            CHECK((co_await std::move(h)).value() == 1);
+            // The outcome was taken: the handle is empty and the frame (with its
+            // parameter) is gone, not kept until the handle is destroyed.
+            CHECK_FALSE(h.valid());
+            CHECK(alive == 0);
+        }());
+    });
 }
 
 #ifdef RTKIT_CHAOS

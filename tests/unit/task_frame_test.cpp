@@ -42,17 +42,19 @@ TEST_CASE("task frame: the header finds its frame whatever the task returns") {
 }
 
 TEST_CASE("task frame: a spawned task of each kind runs and is freed through its header") {
-    runtime rt;
-    const std::uint64_t sum = rt.block_on([]() -> task<std::uint64_t> {
-        auto a = spawn(returns(char{1}));
-        auto b = spawn(returns(sixteen_aligned{}));
-        auto c = spawn(returns(std::array<std::uint64_t, 40>{}));
-        const char one = (co_await std::move(a)).value();
-        const sixteen_aligned two = (co_await std::move(b)).value();
-        const std::array<std::uint64_t, 40> forty = (co_await std::move(c)).value();
-        co_return one + two.high + forty.size();
-    }());
-    CHECK(sum == 43);
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        const std::uint64_t sum = rt.block_on([]() -> task<std::uint64_t> {
+            auto a = spawn(returns(char{1}));
+            auto b = spawn(returns(sixteen_aligned{}));
+            auto c = spawn(returns(std::array<std::uint64_t, 40>{}));
+            const char one = (co_await std::move(a)).value();
+            const sixteen_aligned two = (co_await std::move(b)).value();
+            const std::array<std::uint64_t, 40> forty = (co_await std::move(c)).value();
+            co_return one + two.high + forty.size();
+        }());
+        CHECK(sum == 43);
+    });
 }
 
 // A task keeps its outcome in its frame until someone takes it: every value a

@@ -62,31 +62,35 @@ task<std::vector<join_handle<task_id>>> spawner(spread& s) {
 }  // namespace
 
 TEST_CASE("task id: the handle and the task itself see one id - before and after it ends") {
-    runtime rt;
-    rt.block_on([]() -> task<void> {
-        auto h = spawn(own_id());
-        const task_id before = h.id();
-        CHECK(before);
-        while (!h.is_finished())
-            co_await yield_now();
-        CHECK(h.id() == before);  // it left the store; the id stays
-        outcome<task_id> seen = co_await std::move(h);
-        CHECK(seen.value() == before);
-    }());
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        rt.block_on([]() -> task<void> {
+            auto h = spawn(own_id());
+            const task_id before = h.id();
+            CHECK(before);
+            while (!h.is_finished())
+                co_await yield_now();
+            CHECK(h.id() == before);  // it left the store; the id stays
+            outcome<task_id> seen = co_await std::move(h);
+            CHECK(seen.value() == before);
+        }());
+    });
 }
 
 TEST_CASE("task id: tasks that reuse frames and store slots never reuse an id") {
-    runtime rt;
-    const std::set<std::uint64_t> ids = rt.block_on([]() -> task<std::set<std::uint64_t>> {
-        std::set<std::uint64_t> seen;
-        for (int i = 0; i < 2000; ++i) {  // one at a time: each reuses the last one's slot
-            outcome<task_id> id = co_await spawn(own_id());
-            seen.insert(id.value().raw);
-        }
-        co_return seen;
-    }());
-    CHECK(ids.size() == 2000);
-    CHECK_FALSE(ids.count(0));
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        const std::set<std::uint64_t> ids = rt.block_on([]() -> task<std::set<std::uint64_t>> {
+            std::set<std::uint64_t> seen;
+            for (int i = 0; i < 2000; ++i) {  // one at a time: each reuses the last one's slot
+                outcome<task_id> id = co_await spawn(own_id());
+                seen.insert(id.value().raw);
+            }
+            co_return seen;
+        }());
+        CHECK(ids.size() == 2000);
+        CHECK_FALSE(ids.count(0));
+    });
 }
 
 TEST_CASE("task id: live tasks admitted by different workers have different ids") {

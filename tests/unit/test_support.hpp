@@ -1,5 +1,8 @@
 #pragma once
 // Small awaitables and helpers shared by the kernel tests.
+#include <doctest/doctest.h>
+
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -92,6 +95,22 @@ inline runtime_config multi_thread(int workers) {
     return c;
 }
 
+/// Runs `body(config)` on each flavor, as tokio's rt_test! does: the default
+/// configuration (current_thread) and multi_thread with two workers. A
+/// failure names the flavor it failed on.
+inline std::array<runtime_config, 2> both_flavors() {
+    return {runtime_config{}, multi_thread(2)};
+}
+template <class Body>
+void on_both_flavors(Body&& body) {
+    // Made by a plain function: GCC 12 fails (an internal compiler error) on
+    // a runtime_config{} written inside this template.
+    for (const runtime_config& config : both_flavors()) {
+        INFO("flavor: " << config.flavor);
+        body(config);
+    }
+}
+
 inline task<std::int64_t> value_of(std::int64_t v) {
     co_return v;
 }
@@ -136,6 +155,36 @@ class wake_targets {
     std::size_t next_ = 0;
     std::atomic<bool> stopping_{false};
 };
+
+/// Entries that tasks on any thread append, in the order they come.
+template <class T>
+class locked_log {
+  public:
+    void add(T entry) {
+        std::lock_guard lock(mutex_);
+        entries_.push_back(std::move(entry));
+    }
+    std::vector<T> entries() const {
+        std::lock_guard lock(mutex_);
+        return entries_;
+    }
+
+  private:
+    mutable std::mutex mutex_;
+    std::vector<T> entries_;
+};
+
+/// Yields until `done()` holds, from a task on either flavor (on
+/// multi_thread what it waits for runs on another thread, which a loaded
+/// machine may not schedule for a while); fails the test after 10 s instead
+/// of hanging.
+template <class Done>
+task<void> yield_until(Done done) {
+    const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!done() && std::chrono::steady_clock::now() < limit)
+        co_await yield_now();
+    REQUIRE(done());
+}
 
 /// A flag one thread sets and others wait for, with a limit on the wait (a
 /// test that would otherwise hang fails instead).

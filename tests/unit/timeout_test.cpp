@@ -1,6 +1,7 @@
-// Timeouts (cx::timeout) where the timer and the task are on different
-// threads: a multi_thread root is polled by its caller while its timer fires
-// on a worker, and a stolen task runs on another worker than its timer.
+// Timeouts (cx::timeout), on both flavors; and where the timer and the task
+// are on different threads: a multi_thread root is polled by its caller while
+// its timer fires on a worker, and a stolen task runs on another worker than
+// its timer.
 #include <doctest/doctest.h>
 
 #include <atomic>
@@ -12,6 +13,96 @@
 
 using namespace rtkit;
 using namespace std::chrono_literals;
+
+TEST_CASE("timeout: an operation that finishes in time yields its value") {
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        auto v = rt.block_on([]() -> task<std::optional<int>> {
+            co_return co_await timeout(1s, []() -> task<int> {
+                co_await sleep(1ms);
+                co_return 4;
+            }());
+        }());
+        CHECK(v == 4);
+    });
+}
+
+TEST_CASE("timeout: a slow operation is cancelled and unwinds - the task goes on") {
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        bool unwound = false;
+        rt.block_on([&]() -> task<void> {
+            instant start = now();
+            auto v = co_await timeout(10ms, [](bool& u) -> task<int> {
+                struct mark {
+                    bool& flag;
+                    ~mark() { flag = true; }
+                } guard{u};
+                co_await sleep(std::chrono::hours(1));
+                co_return 1;
+            }(unwound));
+            CHECK_FALSE(v.has_value());
+            CHECK(unwound);
+            CHECK(now() - start >= 10ms);
+            // The task is not left interrupted: it can sleep again.
+            co_await sleep(1ms);
+        }());
+    });
+}
+
+TEST_CASE("timeout: nested - the inner deadline fires first and the outer one still holds") {
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        rt.block_on([&]() -> task<void> {
+            auto outer = co_await timeout(1s, []() -> task<int> {
+                auto inner = co_await timeout(5ms, []() -> task<int> {
+                    co_await sleep(std::chrono::hours(1));
+                    co_return 1;
+                }());
+                CHECK_FALSE(inner.has_value());
+                co_await sleep(1ms);
+                co_return 2;
+            }());
+            CHECK(outer == 2);
+            auto outer_fires = co_await timeout(5ms, []() -> task<int> {
+                auto inner = co_await timeout(1s, []() -> task<int> {
+                    co_await sleep(std::chrono::hours(1));
+                    co_return 1;
+                }());
+                co_return inner.value_or(-1);
+            }());
+            CHECK_FALSE(outer_fires.has_value());
+        }());
+    });
+}
+
+TEST_CASE("timeout: a real cancellation is not mistaken for the deadline") {
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        rt.block_on([&]() -> task<void> {
+            auto h = spawn([]() -> task<int> {
+                auto v = co_await timeout(1s, []() -> task<int> {
+                    co_await sleep(std::chrono::hours(1));
+                    co_return 1;
+                }());
+                co_return v.value_or(-1);
+            }());
+            co_await yield_now();
+            h.cancel();
+            CHECK((co_await std::move(h)).is_cancelled());
+        }());
+    });
+}
+
+TEST_CASE("timeout: void operations report whether they completed") {
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        rt.block_on([&]() -> task<void> {
+            CHECK(co_await timeout(1s, []() -> task<void> { co_return; }()));
+            CHECK_FALSE(co_await timeout(1ms, []() -> task<void> { co_await sleep(1s); }()));
+        }());
+    });
+}
 
 TEST_CASE("timeout: on multi_thread a root's deadline fires on a worker and the root goes on") {
     // The root is polled on this thread; its timer is armed by worker 0.

@@ -46,27 +46,29 @@ TEST_CASE("waker: many wakes of a queued task schedule it once") {
 }
 
 TEST_CASE("waker: waking a finished task is a no-op and keeps its frame alive") {
-    runtime rt;
-    manual_event event;
-    int resumes = 0;
-    manual_event never;
-    waker kept;
-    rt.block_on([&]() -> task<void> {
-        auto handle = spawn([](manual_event& e, int& r) -> task<int> {
-            co_await e.wait();
-            co_return ++r;
-        }(event, resumes));
-        while (!event.armed())
-            co_await yield_now();
-        kept = event.peek_waker();  // a clone outliving the task
-        event.fire();
-        auto result = co_await std::move(handle);
-        CHECK(result.value() == 1);
-    }());
-    kept.wake_by_ref();  // the task finished: nothing happens
-    kept.wake();
-    CHECK(!kept);
-    CHECK(resumes == 1);
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        manual_event event;
+        int resumes = 0;
+        manual_event never;
+        waker kept;
+        rt.block_on([&]() -> task<void> {
+            auto handle = spawn([](manual_event& e, int& r) -> task<int> {
+                co_await e.wait();
+                co_return ++r;
+            }(event, resumes));
+            while (!event.armed())
+                co_await yield_now();
+            kept = event.peek_waker();  // a clone outliving the task
+            event.fire();
+            auto result = co_await std::move(handle);
+            CHECK(result.value() == 1);
+        }());
+        kept.wake_by_ref();  // the task finished: nothing happens
+        kept.wake();
+        CHECK(!kept);
+        CHECK(resumes == 1);
+    });
 }
 
 TEST_CASE("waker: a wake from another thread reaches the worker waiting in the reactor") {
