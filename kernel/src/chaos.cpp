@@ -38,23 +38,36 @@ std::uint64_t next_random(std::uint64_t& state) noexcept {
 struct thread_generator {
     std::uint32_t generation = ~0u;
     std::uint64_t state = 0;
+    bool stalled_long = false;  ///< at most one long stall per thread and seed
 };
 thread_local thread_generator generator;
 
+/// A point where a thread has just handed work to another (a push, a wake
+/// flag) and goes on with its own steps.
+bool hands_over(site s) noexcept {
+    return s == site::injector_pushed || s == site::inbox_pushed || s == site::root_woken;
+}
+
 /// One random stall: most points pass straight through; some yield the CPU,
-/// a few spin for a while, fewer still sleep, so that another thread can run
-/// a long way through its own protocol meanwhile.
-void stall() noexcept {
+/// a few spin for a while, fewer still sleep. At a hand-over, now and then
+/// (once per thread and seed at most), a long sleep lets the other threads
+/// run through a whole protocol meanwhile: the work handed over done, a
+/// block_on returned, its runtime destroyed.
+void stall(site s) noexcept {
     const std::uint32_t now_generation = generation.load(std::memory_order_acquire);
     if (generator.generation != now_generation) {
         generator.generation = now_generation;
         const std::uint64_t ordinal = threads_seeded.fetch_add(1, std::memory_order_relaxed);
         generator.state = current_seed.load(std::memory_order_relaxed) ^ (ordinal << 48);
+        generator.stalled_long = false;
     }
     const std::uint64_t r = next_random(generator.state);
     const unsigned pick = r & 1023;
     const unsigned amount = static_cast<unsigned>(r >> 32);
-    if (pick < 128) {
+    if (hands_over(s) && !generator.stalled_long && (r >> 10) % 64 == 0) {
+        generator.stalled_long = true;
+        std::this_thread::sleep_for(std::chrono::microseconds(2'000 + amount % 18'000));
+    } else if (pick < 128) {
         sched_yield();
     } else if (pick < 160) {
         for (unsigned i = amount % 4096; i > 0; --i)
@@ -141,7 +154,7 @@ void point(site s) noexcept {
         if (hook_function f = installed_hook.load()) f(s, hook_context.load());
         threads_in_hook.fetch_sub(1);
     }
-    if (current_seed.load(std::memory_order_relaxed) != 0) stall();
+    if (current_seed.load(std::memory_order_relaxed) != 0) stall(s);
 }
 
 void set_hook(hook_function f, void* context) noexcept {
