@@ -17,10 +17,14 @@ namespace rtkit::test {
 class plugin_control {
   public:
     /// Lets `successes` more calls pass, then fails the next one (once).
+    /// Counts failures from zero again: the library, and so this control,
+    /// may outlive the runtime of an earlier test (a sanitizer may keep a
+    /// closed library mapped).
     void arm_fault(int successes) noexcept {
+        failures_.store(0, std::memory_order_release);
         countdown_.store(successes, std::memory_order_release);
     }
-    /// How many calls failed so far.
+    /// How many calls failed since the fault was armed.
     int failures() const noexcept { return failures_.load(std::memory_order_acquire); }
     /// How many waits that may block (a reactor poll with a non-zero timeout)
     /// the plugin has entered.
