@@ -26,11 +26,17 @@ std::size_t client_list::size() {
     return sockets_.size();
 }
 
-void client_list::stop_reading_all() {
+bool client_list::stopping() {
+    std::lock_guard guard(lock_);
+    return stopping_;
+}
+
+std::size_t client_list::stop_reading_all() {
     std::lock_guard guard(lock_);
     stopping_ = true;
     for (const int socket : sockets_)
         ::shutdown(socket, SHUT_RD);
+    return sockets_.size();
 }
 
 rtkit::task<void> client_list::until_empty() {

@@ -27,7 +27,10 @@ class client_list {
     /// Stops: admits nobody from now on, and shuts down the reading side of
     /// every client's socket, so that each connection reads end of stream once
     /// it has run the commands it has read, and closes after its replies.
-    void stop_reading_all();
+    /// Returns how many clients there were.
+    std::size_t stop_reading_all();
+    /// True once stop_reading_all() was called.
+    bool stopping();
     /// Waits until every client has left.
     rtkit::task<void> until_empty();
 

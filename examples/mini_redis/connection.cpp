@@ -104,6 +104,12 @@ rtkit::task<void> serve_connection(server_state& server, rtkit::net::tcp_stream 
         }
         server.channels.leave(client.subscriptions);
         out.close();  // the writer ends once it has written what is queued
+        if (orderly && server.clients.stopping()) {
+            // The server's stop bounds the writer: past its timeout it cancels
+            // what is left, and says how many clients that cut off.
+            co_await std::move(writer);
+            co_return;
+        }
         if (orderly && co_await rtkit::timeout(server.settings.shutdown_timeout, wait_for(writer)))
             co_return;
         writer.cancel();

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/inotify.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -143,6 +144,32 @@ std::string child::errors() const {
     return slurp(errors_path_);
 }
 
+bool child::wait_for_errors(const std::string& text, std::chrono::milliseconds limit) const {
+    // Watch the file before the first look, so that no write falls between.
+    const int watch = ::inotify_init1(IN_CLOEXEC);
+    if (watch < 0) throw std::system_error(errno, std::generic_category(), "inotify_init1");
+    if (::inotify_add_watch(watch, errors_path_.c_str(), IN_MODIFY) < 0) {
+        const int error = errno;
+        ::close(watch);
+        throw std::system_error(error, std::generic_category(), "inotify_add_watch");
+    }
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    bool found = errors().find(text) != std::string::npos;
+    while (!found) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) break;
+        pollfd p{watch, POLLIN, 0};
+        if (::poll(&p, 1, static_cast<int>(left.count())) > 0) {
+            alignas(inotify_event) char events[4096];  // taken, so that poll waits again
+            [[maybe_unused]] const ssize_t n = ::read(watch, events, sizeof events);
+        }
+        found = errors().find(text) != std::string::npos;
+    }
+    ::close(watch);
+    return found;
+}
+
 run_result run(const std::vector<std::string>& argv, const std::string& input) {
     child c(argv, input);
     run_result result;
@@ -191,12 +218,18 @@ server::server(const setup& runtime, const std::vector<std::string>& options)
 }
 
 server::~server() {
+    if (signalled_) return;
     const std::string written = process_.errors();
     CHECK_MESSAGE(written.empty(), "rtkit-mini-redis wrote on stderr:\n" << written);
 }
 
-int server::stop(int signal, std::chrono::milliseconds limit) {
+void server::signal(int signal) {
+    signalled_ = true;
     ::kill(process_.pid(), signal);
+}
+
+int server::stop(int signal, std::chrono::milliseconds limit) {
+    this->signal(signal);
     return process_.wait(limit);
 }
 

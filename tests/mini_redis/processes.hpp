@@ -34,6 +34,9 @@ class child {
     int wait(std::chrono::milliseconds limit = 60s);
     /// What it wrote on standard error so far.
     std::string errors() const;
+    /// Waits until what it wrote on standard error contains `text`; false
+    /// when it did not within `limit`.
+    bool wait_for_errors(const std::string& text, std::chrono::milliseconds limit = 10s) const;
 
   private:
     /// Reads what the pipe holds into buffered_; false at end of output or
@@ -70,7 +73,8 @@ const std::vector<setup>& setups();
 
 /// rtkit-mini-redis on a free loopback port, started with `setup`'s
 /// configuration and `options`; ready (listening) once constructed. Killed
-/// (SIGKILL) by the destructor unless stopped before; the destructor also
+/// (SIGKILL) by the destructor unless it exited before. Unless the test sent
+/// it a signal (then the test checks what it said), the destructor also
 /// checks that it wrote nothing on standard error (no diagnostic, no
 /// sanitizer report).
 class server {
@@ -81,13 +85,21 @@ class server {
     server& operator=(const server&) = delete;
     std::uint16_t port() const noexcept { return port_; }
     pid_t pid() const noexcept { return process_.pid(); }
-    /// Sends `signal` and returns the exit status (see child::wait).
+    /// Sends `signal` (the test checks errors() then).
+    void signal(int signal);
+    /// Waits for it to exit; its exit status (see child::wait).
+    int wait(std::chrono::milliseconds limit = 30s) { return process_.wait(limit); }
+    /// Sends `signal` and returns the exit status.
     int stop(int signal, std::chrono::milliseconds limit = 30s);
     std::string errors() const { return process_.errors(); }
+    bool wait_for_errors(const std::string& text, std::chrono::milliseconds limit = 10s) const {
+        return process_.wait_for_errors(text, limit);
+    }
 
   private:
     child process_;
     std::uint16_t port_ = 0;
+    bool signalled_ = false;
 };
 
 }  // namespace mini_redis_test
