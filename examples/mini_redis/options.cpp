@@ -23,13 +23,18 @@ const char* const usage =
     "  --output-buffer-limit SIZE      replies a client may leave unread before it is dropped\n"
     "                                  (default 32mb)\n"
     "  --shutdown-timeout SECONDS      how long a closing connection may take to send what it "
-    "owes\n"
-    "                                  (default 10)\n"
+    "owes,\n"
+    "                                  and the server to stop on SIGINT / SIGTERM (default 10)\n"
     "  --help                          this text\n"
     "\n"
     "SIZE is a number of bytes, or with a unit as redis reads them: 1k = 1000, 1kb = 1024,\n"
     "m, mb, g, gb. The server says 'ready to accept connections on ADDRESS:PORT' on stdout\n"
-    "once it listens.\n";
+    "once it listens.\n"
+    "\n"
+    "SIGINT or SIGTERM stops it: it accepts no more connections, lets each connection run\n"
+    "what it has read and send the replies, closes idle ones, and exits 0 once all are\n"
+    "gone, or at the shutdown timeout, closing those left. A second signal exits at once\n"
+    "(status 1).\n";
 
 namespace {
 

@@ -22,8 +22,9 @@ struct options {
     std::size_t max_clients = 10000;            ///< redis's maxclients
     request_limits limits;                      ///< proto-max-bulk-len, client-query-buffer-limit
     std::size_t output_buffer_limit = std::size_t{32} << 20;
-    /// How long a connection that is closing (the client left, or the server
-    /// stops) may take to write the replies it owes.
+    /// How long a connection that is closing (the client left) may take to
+    /// write the replies it owes; and how long the server's stop on SIGINT or
+    /// SIGTERM may take, all connections together.
     std::chrono::milliseconds shutdown_timeout{10'000};
     bool help = false;
 };
