@@ -20,6 +20,17 @@ using namespace mini_redis_test;
 
 namespace {
 
+/// Under ThreadSanitizer a signal from another process is not a state these
+/// tests can wait for: TSan runs the handler only once the thread the signal
+/// landed on enters a function it intercepts, and a runtime thread parked in
+/// epoll_pwait2, io_uring_enter or a futex may never do so
+/// (tests/net/signal_test.cpp aims its signals at its own thread instead).
+#if defined(__SANITIZE_THREAD__)
+constexpr bool signals_from_outside_wait = true;
+#else
+constexpr bool signals_from_outside_wait = false;
+#endif
+
 const std::string big_value(100000, 'b');
 const std::string big_reply = "$100000\r\n" + big_value + "\r\n";
 
@@ -77,7 +88,8 @@ bool heard_read_all(raw_client& watcher) {
 
 }  // namespace
 
-TEST_CASE("shutdown: on SIGTERM or SIGINT idle clients are closed and the server exits 0") {
+TEST_CASE("shutdown: on SIGTERM or SIGINT idle clients are closed and the server exits 0" *
+          doctest::skip(signals_from_outside_wait)) {
     for (const setup& runtime : setups()) {
         for (const int signal : {SIGTERM, SIGINT}) {
             const char* name = signal == SIGTERM ? "SIGTERM" : "SIGINT";
@@ -104,10 +116,12 @@ TEST_CASE("shutdown: on SIGTERM or SIGINT idle clients are closed and the server
 }
 
 TEST_CASE(
-    "shutdown: a client mid-pipeline gets every reply it is owed - new connections are refused") {
+    "shutdown: a client mid-pipeline gets every reply it is owed - new connections are refused" *
+    doctest::skip(signals_from_outside_wait)) {
     for (const setup& runtime : setups()) {
         INFO(runtime.name);
         server s(runtime);
+        INFO("its stderr: " << s.errors());
         auto watcher = read_all_watcher(s.port());
         auto stalled = stalled_client(s.port());
         // The server has run every request of the pipeline; most replies wait
@@ -135,10 +149,12 @@ TEST_CASE(
     }
 }
 
-TEST_CASE("shutdown: past --shutdown-timeout the clients left are cut off - the server exits 0") {
+TEST_CASE("shutdown: past --shutdown-timeout the clients left are cut off - the server exits 0" *
+          doctest::skip(signals_from_outside_wait)) {
     for (const setup& runtime : setups()) {
         INFO(runtime.name);
         server s(runtime, {"--shutdown-timeout", "1"});
+        INFO("its stderr: " << s.errors());
         auto watcher = read_all_watcher(s.port());
         auto stalled = stalled_client(s.port());
         REQUIRE(heard_read_all(*watcher));
@@ -154,11 +170,13 @@ TEST_CASE("shutdown: past --shutdown-timeout the clients left are cut off - the 
     }
 }
 
-TEST_CASE("shutdown: a second signal during the stop ends it at once - exit status 1") {
+TEST_CASE("shutdown: a second signal during the stop ends it at once - exit status 1" *
+          doctest::skip(signals_from_outside_wait)) {
     for (const setup& runtime : setups()) {
         INFO(runtime.name);
         // A bound the test would notice: the wait below gives up long before it.
         server s(runtime, {"--shutdown-timeout", "3600"});
+        INFO("its stderr: " << s.errors());
         auto watcher = read_all_watcher(s.port());
         auto stalled = stalled_client(s.port());
         REQUIRE(heard_read_all(*watcher));
