@@ -128,9 +128,11 @@ std::int64_t any_advance(std::int64_t now, std::int64_t tick_ns) {
             return *rc::gen::inRange<std::int64_t>(0, 3 * tick_ns);
         case 1:
             return *rc::gen::inRange<std::int64_t>(0, std::int64_t{1} << 52);
-        case 2:  // to near the end of the clock
+        case 2: {  // to near the end of the clock (from before zero, as far as it goes)
+            const std::int64_t to_end = now < 0 ? int64_max : int64_max - now;
             return std::max<std::int64_t>(
-                0, int64_max - now - *rc::gen::inRange<std::int64_t>(0, 10 * tick_ns));
+                0, to_end - *rc::gen::inRange<std::int64_t>(0, 10 * tick_ns));
+        }
         default:
             return int64_max;  // saturates at the end
     }
