@@ -41,9 +41,11 @@ TEST_CASE("a plugin option out of its declared range names the range") {
 
 TEST_CASE("a table for an unknown plugin suggests the known one and lists them") {
     const auto text = error_of("[lanes.tree_lane]\nx = 1\n");
-    CHECK(text.rfind("rt.toml:1:8: error: [lanes.tree_lane] configures unknown lanes plugin "
-                     "'tree_lane'; did you mean 'three_lane'? (known lanes plugins: fifo, lab, three_lane;",
-                     0) == 0);
+    CHECK(
+        text.rfind(
+            "rt.toml:1:8: error: [lanes.tree_lane] configures unknown lanes plugin "
+            "'tree_lane'; did you mean 'three_lane'? (known lanes plugins: fifo, lab, three_lane;",
+            0) == 0);
 }
 
 TEST_CASE("an unknown plugin name is an error only when the runtime could start none") {

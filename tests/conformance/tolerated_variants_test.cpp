@@ -125,9 +125,12 @@ TEST_CASE("tolerated: a reactor that does not retry EINTR passes the suite and r
     std::atomic<bool> done{false};
     const pthread_t driver = pthread_self();
     std::thread sender([&] {
+        // One signal at a time: the next once the handler took the last.
         while (!done.load()) {
+            const int seen = signals_seen.load();
             pthread_kill(driver, SIGURG);
-            std::this_thread::sleep_for(1ms);
+            while (!done.load() && signals_seen.load() == seen)
+                std::this_thread::yield();
         }
     });
     const int before = signals_seen.load();

@@ -2,7 +2,12 @@
 // the call.
 #include <doctest/doctest.h>
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <fstream>
+#include <iterator>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -21,6 +26,15 @@ runtime_config virtual_clock() {
     runtime_config c;
     c.clock = "virtual";
     return c;
+}
+
+/// Whether thread `tid` of this process sleeps in the kernel (state S).
+bool sleeping(pid_t tid) {
+    std::ifstream stat("/proc/self/task/" + std::to_string(tid) + "/stat");
+    const std::string text((std::istreambuf_iterator<char>(stat)), {});
+    const std::size_t after_name = text.rfind(')');
+    return after_name != std::string::npos && text.size() > after_name + 2 &&
+           text[after_name + 2] == 'S';
 }
 
 /// Sleeps `d`, then notes the clock's reading.
@@ -66,14 +80,13 @@ TEST_CASE("virtual clock: stands still while a task awaits I/O") {
         auto sleeper = spawn(sleep_then_note(1s, woke_at));
         // The writer is another thread: the runtime cannot see it coming, so
         // it must not jump past the sleeper's deadline while the read waits.
-        std::thread writer([&rt, fd = p.writer.native_handle()] {
-            // Once the sleeper's timer is armed, a runtime that ignored the
-            // awaited read would jump to it at its next park: give it time to
-            // do so. Nothing waits on this pause; a right runtime passes
-            // however long it is.
-            while (rt.metrics().timers_pending == 0)
+        const pid_t driver = static_cast<pid_t>(::syscall(SYS_gettid));
+        std::thread writer([&rt, driver, fd = p.writer.native_handle()] {
+            // Writes once the sleeper's timer is armed and the driving thread
+            // sleeps: a runtime that ignored the awaited read has jumped to
+            // the timer by then; a right one waits in the reactor.
+            while (rt.metrics().timers_pending == 0 || !sleeping(driver))
                 std::this_thread::yield();
-            std::this_thread::sleep_for(20ms);
             const char byte = 'x';
             REQUIRE(::write(fd, &byte, 1) == 1);
         });

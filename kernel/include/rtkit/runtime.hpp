@@ -20,7 +20,7 @@ class runtime_core;
 struct runtime_description {
     std::string flavor;
     int workers = 1;
-    std::string clock;  ///< "monotonic" or "virtual"
+    std::string clock;                  ///< "monotonic" or "virtual"
     std::string reactor, timer, lanes;  ///< plugin name and file of each
 };
 
