@@ -70,7 +70,7 @@ constexpr waker_vtable timeout_waker_vtable{&timer_wake, &timer_wake_by_ref, &ti
 
 void push_timeout(timeout_state& scope) {
     scope.task = current_task();
-    scope.opened = scope.task->home().group().clock().now_or_slightly_later();
+    scope.opened_mark = scope.task->home().group().clock().take_mark();
     task_extras& extras = scope.task->get_extras();
     scope.outer = extras.timeouts;
     extras.timeouts = &scope;
@@ -123,15 +123,14 @@ bool pop_timeout(timeout_state& scope) noexcept {
 
 void arm_timeouts(task_header& task, task_extras& extras) {
     if (extras.timeouts->timer) return;  // all armed: the innermost is armed last
-    // The exact time bounds each scope's cheap reading of when it opened:
-    // the deadline counts from no later than either, so never comes early.
-    const instant now = task.home().now();
+    const runtime_clock& clock = task.home().group().clock();
     for (timeout_state* s = extras.timeouts; s && !s->timer; s = s->outer) {
         auto* timer = new armed_timer(&task);
         s->timer = timer;
         try {
-            s->ticket = task.home().arm_timer(saturating_add(std::min(now, s->opened), s->limit),
-                                              waker(timer, &timeout_waker_vtable));
+            s->ticket = task.home().arm_timer(
+                saturating_add(clock.instant_of_mark(s->opened_mark), s->limit),
+                waker(timer, &timeout_waker_vtable));
         } catch (...) {
             // The timer driver refused it: the scope holds no timer, and its
             // reference no longer keeps the task alive. The scopes inside it,

@@ -145,11 +145,11 @@ class cx {
     /// Runs `inner` inline and gives it `d` from this call to finish.
     /// `co_await` yields the value as std::optional<T>, empty when the time ran
     /// out first (the inner work was cancelled and unwound); for task<void>, a
-    /// bool saying whether it completed. The call reads the runtime clock's
-    /// cheap coarse reading (never earlier than now, at most one coarse tick
-    /// later: 1-4 ms on Linux); the timer is armed only when `inner` first
-    /// suspends, from the earlier of that and the exact time then, so it never
-    /// fires early and ready work arms no timer.
+    /// bool saying whether it completed. The call only notes the cycle
+    /// counter (where the kernel keeps time by it; else it reads the clock);
+    /// the timer is armed only when `inner` first suspends, with the deadline
+    /// counted from the call, so it never fires early and ready work arms no
+    /// timer.
     template <class T>
     detail::timeout_awaiter<T> timeout(duration d, task<T> inner) const {
         return detail::timeout_awaiter<T>(d, std::move(inner));

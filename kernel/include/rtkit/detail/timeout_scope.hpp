@@ -1,5 +1,6 @@
 #pragma once
 // How cx::timeout runs. Included by cx.hpp.
+#include <cstdint>
 #include <optional>
 #include <type_traits>
 
@@ -10,17 +11,17 @@ namespace rtkit::detail {
 
 /// One active timeout of a task, innermost first in task_extras::timeouts.
 /// Lives in the timeout awaiter. The limit counts from the call: the scope
-/// notes when it opened, from the runtime clock's cheap reading (never
-/// earlier than the moment, at most the coarse clock's resolution later), and
-/// its timer is armed only the first time the task suspends inside the scope
-/// (see arm_timeouts), when the exact clock is read too. So an operation that
-/// completes without waiting never touches the timer driver.
+/// takes a mark of the runtime clock when it opens (a cycle count where the
+/// machine allows, cheaper than reading the clock), and its timer is armed
+/// only the first time the task suspends inside the scope (see arm_timeouts),
+/// which turns the mark into an instant. So an operation that completes
+/// without waiting never reads the clock nor touches the timer driver.
 struct timeout_state {
     timeout_state* outer = nullptr;
     task_header* task = nullptr;  ///< the task whose scope this is
-    duration limit{};             ///< how long after `opened` the deadline is
-    /// When the scope opened: no earlier than the call (push_timeout).
-    instant opened{};
+    duration limit{};             ///< how long after the opening the deadline is
+    /// The runtime clock's mark of when the scope opened (push_timeout).
+    std::uint64_t opened_mark = 0;
     /// Shared with the armed timer's waker (null until armed).
     struct armed_timer* timer = nullptr;
     timer_ticket ticket;
