@@ -141,6 +141,8 @@ const char* name(site s) noexcept {
             return "worker_unwinding";
         case site::runtime_destroying:
             return "runtime_destroying";
+        case site::readiness_clearing:
+            return "readiness_clearing";
     }
     return "?";
 }

@@ -100,4 +100,9 @@ void io_registration::clear_ready_shared(unsigned bits) noexcept {
     io_->clear_ready(token_, bits);
 }
 
+void io_registration::latch_again(unsigned bits) noexcept {
+    worker_group::io_lock lock(*group_);
+    io_->latch_again(token_, bits);
+}
+
 }  // namespace rtkit::detail

@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "net_error.hpp"
+#include "rtkit/detail/chaos.hpp"
 #include "rtkit/detail/handle.hpp"
 
 namespace rtkit::net::detail {
@@ -96,6 +97,7 @@ bool io_operation::attempt() {
         // 0), so what is latched is stale (readiness of an earlier descriptor
         // of this number, say), and kept latched it would answer every wait
         // at once, for ever.
+        RTKIT_CHAOS_POINT(readiness_clearing);
         registration.clear_ready(want | ready::hangup | ready::error);
         if (!registration.shared()) return false;
         // Another worker polls the reactor meanwhile: readiness it latched
@@ -103,6 +105,8 @@ bool io_operation::attempt() {
         // the clear on, new readiness stays latched: no second clear.
         n = perform();
         if (n < 0 && would_block()) return false;
+        // It came: what is left of it no edge will report again.
+        registration.latch_again(want);
     }
     if (n < 0) {
         if (errno == EINTR) return false;  // the loop polls readiness (still latched) again

@@ -8,6 +8,7 @@
 
 #include "net_error.hpp"
 #include "rtkit/cx.hpp"
+#include "rtkit/detail/chaos.hpp"
 #include "rtkit/detail/readiness_awaiter.hpp"
 
 namespace rtkit::net {
@@ -17,7 +18,8 @@ namespace {
 /// does not fail with EAGAIN, waiting for `want` readiness in between. After
 /// an EAGAIN the latched readiness is forgotten; with a shared reactor the
 /// syscall is tried once more first, since another worker may have latched
-/// new readiness between the EAGAIN and the clear. Another error throws
+/// new readiness between the EAGAIN and the clear. (What a retry leaves
+/// unread is not lost with the latch: every call tries the syscall first.) Another error throws
 /// std::system_error with `describe()`'s words.
 template <class Attempt, class Describe>
 task<long> on_readiness(registered_fd& fd, interest want, Attempt attempt, Describe describe) {
@@ -30,6 +32,7 @@ task<long> on_readiness(registered_fd& fd, interest want, Attempt attempt, Descr
         if (errno == EINTR) continue;
         if (errno != EAGAIN && errno != EWOULDBLOCK) detail::throw_errno(errno, describe());
         if (!cleared) {
+            RTKIT_CHAOS_POINT(readiness_clearing);
             registration.clear_ready(static_cast<unsigned>(want) | ready::hangup);
             cleared = true;
             if (registration.shared()) continue;

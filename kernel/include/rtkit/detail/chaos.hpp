@@ -44,6 +44,7 @@ enum class site : std::uint8_t {
     shutdown_retiring,       ///< a shutdown is about to retire the workers (a round of it)
     worker_unwinding,        ///< a stopping worker thread unwinds its local tasks (a round)
     runtime_destroying,      ///< the runtime waits out wakes from other threads before it goes
+    readiness_clearing,      ///< an I/O operation met EAGAIN; it is about to forget the readiness
 };
 
 #ifdef RTKIT_CHAOS

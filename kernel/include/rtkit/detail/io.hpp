@@ -73,6 +73,11 @@ class io_registration {
         else
             clear_ready_shared(bits);
     }
+    /// Latches `bits` again. With a shared reactor an operation retries once
+    /// after its clear_ready (readiness latched between its EAGAIN and the
+    /// clear is gone); when that retry transfers data, the descriptor may
+    /// hold more, and with edge-triggered readiness no new edge says so.
+    void latch_again(unsigned bits) noexcept;
     /// Links `w` as waiting for `done`, submitted to the completion interface
     /// (never shared), so that closing the descriptor ends it.
     void track(io_waiter& w, io_completion& done, const waker& wake) noexcept {

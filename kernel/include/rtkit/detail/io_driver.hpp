@@ -86,6 +86,10 @@ class io_driver final : public readiness_sink {
     void clear_ready(io_token token, unsigned bits) noexcept {
         if (entry* r = table_.find(token)) r->latched &= ~bits;
     }
+    /// Latches `bits` again (see io_registration::latch_again).
+    void latch_again(io_token token, unsigned bits) noexcept {
+        if (entry* r = table_.find(token)) r->latched |= bits;
+    }
 
     /// Waits up to `timeout` in the backend (negative: no limit), latching what
     /// it delivers and waking the tasks waiting for it. Returns how many
