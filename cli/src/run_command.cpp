@@ -29,7 +29,13 @@ std::optional<rtkit::runtime_config> configure(const run_options& options) {
         overrides.insert(overrides.end(), lab.begin(), lab.end());
     }
     try {
-        return rtkit::config::load({options.config_file, true, overrides}).config;
+        rtkit::runtime_config config =
+            rtkit::config::load({options.config_file, true, overrides}).config;
+        if (options.trace_file) {
+            config.trace.enabled = true;
+            config.trace.file = *options.trace_file;
+        }
+        return config;
     } catch (const rtkit::config::config_error& e) {
         std::cerr << e.what() << '\n';
         return std::nullopt;
@@ -119,12 +125,19 @@ CLI::App* add_run_command(CLI::App& app, run_options& options) {
                      "the lab run's seed (stderr's first line names it, to replay a run); "
                      "default 0")
         ->needs(lab);
+    command
+        ->add_option("--trace", options.trace_file,
+                     "write trace events (spawns, polls, wakes, timers, I/O) to FILE as Chrome "
+                     "trace-event JSON, which Perfetto and chrome://tracing open; with --lab the "
+                     "same seed writes the same file")
+        ->type_name("FILE");
     command->footer(
         "Examples:\n"
         "  rtctl run examples/scripts/hello.rts\n"
         "  rtctl run examples/scripts/tcp_echo.rts --config examples/configs/io_uring.toml\n"
         "  rtctl run server.rts --set reactor.plugin=uring --max-steps 0\n"
-        "  rtctl run examples/scripts/lab_schedules.rts --lab --seed 7");
+        "  rtctl run examples/scripts/lab_schedules.rts --lab --seed 7\n"
+        "  rtctl run examples/scripts/hello.rts --trace trace.json");
     return command;
 }
 

@@ -31,6 +31,9 @@ struct run_options {
     /// --lab: one worker, the lab lane policy seeded with `seed`, virtual time.
     bool lab = false;
     std::uint64_t seed = 0;
+    /// --trace FILE: trace events go there (the configuration's [trace]
+    /// enabled and file).
+    std::optional<std::filesystem::path> trace_file;
 };
 
 /// Declares `run` and its options on `app`; `options` must outlive the parse.

@@ -23,6 +23,8 @@ constexpr std::array table_specs{
     table_spec{"plugins", "where plugin files are found", nullptr},
     table_spec{"blocking", "the pool of threads that runs blocking calls and name resolution",
                nullptr},
+    table_spec{"trace", "trace events, written as Chrome trace-event JSON (kernel/README.md)",
+               nullptr},
     table_spec{"reactor", "the I/O reactor plugin; [reactor.NAME] holds NAME's options",
                &runtime_config::reactor},
     table_spec{"timer", "the timer driver plugin; [timer.NAME] holds NAME's options",
@@ -96,6 +98,24 @@ const std::array key_specs{
                  return config_value(std::int64_t{c.blocking.keep_alive.count()});
              },
              0, 86'400'000},
+    key_spec{"trace", "enabled", value_type::boolean, "false", "",
+             "record what the workers do (spawns, polls, wakes, timers, I/O) into `file`",
+             [](runtime_config& c, const config_value& v) { c.trace.enabled = std::get<bool>(v); },
+             [](const runtime_config& c) { return config_value(c.trace.enabled); }},
+    key_spec{"trace", "file", value_type::string, R"("rtkit-trace.json")", "",
+             "where the trace goes (relative to the working directory); Perfetto and "
+             "chrome://tracing open it",
+             [](runtime_config& c, const config_value& v) { c.trace.file = as_string(v); },
+             [](const runtime_config& c) { return config_value(c.trace.file.string()); }},
+    key_spec{"trace", "buffer_events", value_type::integer, "4096", "",
+             "records each worker keeps (64 bytes each) before it writes them to the file",
+             [](runtime_config& c, const config_value& v) {
+                 c.trace.buffer_events = static_cast<std::size_t>(std::get<std::int64_t>(v));
+             },
+             [](const runtime_config& c) {
+                 return config_value(static_cast<std::int64_t>(c.trace.buffer_events));
+             },
+             1, 16'777'216},
     key_spec{"reactor", "plugin", value_type::plugin_preference, R"("epoll")", "",
              "reactor name, or an array in order of preference (first that starts wins)",
              [](runtime_config& c, const config_value& v) { c.reactor.preference = as_list(v); },

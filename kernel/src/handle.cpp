@@ -13,6 +13,7 @@
 #include "rtkit/detail/task_extras.hpp"
 #include "task_wake.hpp"
 #include "thread_context.hpp"
+#include "trace_recorder.hpp"
 #include "worker.hpp"
 
 namespace rtkit::detail {
@@ -70,6 +71,69 @@ void count_wake(handle* here, task_header* task) noexcept {
     task->start_with_state(task_state::running | bits);
 }
 
+/// Where the calling thread's trace records go: the ring of the worker it
+/// drives (`here`, of the traced runtime), or the trace's outside buffer.
+void record_here(trace_recorder& trace, handle* here, trace_record r) noexcept {
+    if (here) {
+        here->owner().trace()->record(r);
+        return;
+    }
+    try {
+        trace.record_outside(r);
+    } catch (...) {
+        // Out of memory: the record is lost.
+    }
+}
+
+/// The trace's id of `task` (given at its spawn), or 0.
+std::uint64_t traced_id(const task_header* task) noexcept {
+    const task_extras* extras = task ? task->extras() : nullptr;
+    return extras ? extras->id.load(std::memory_order_relaxed) : 0;
+}
+
+/// Records a wake of `task` that queued it or marked it to be polled again,
+/// made on this thread, which drives `here` (null: no worker of any
+/// runtime; the wake is counted in, so the task's runtime may be read), and
+/// leaves the wake's flow id in the task for the poll it causes.
+void trace_wake(task_header* task, handle* here) noexcept {
+    task_extras* extras = task->extras();
+    if (!extras) return;  // not spawned through a traced spawn
+    trace_record r;
+    r.kind = trace_kind::wake;
+    r.task = extras->id.load(std::memory_order_relaxed);
+    if (current_task() == task) r.detail = trace_wake_self;
+    if (here) {
+        // Not the task's runtime: a running task may complete meanwhile, so
+        // the wake goes into the trace of the runtime `here` belongs to.
+        trace_ring& ring = *here->owner().trace();
+        r.a = ring.next_flow_id();
+        r.ts = ring.now();
+        r.detail |= task->admitted_by == here->index() ? trace_wake_from::same_worker
+                                                       : trace_wake_from::other_worker;
+        extras->trace_flow.store(r.a, std::memory_order_relaxed);
+        ring.record(r);
+        return;
+    }
+    trace_recorder* trace = task->home().group().tracer();
+    if (!trace) return;
+    try {
+        r.a = trace->next_outside_flow_id();
+        r.ts = trace->now();
+        r.detail |= trace_wake_from::outside;
+        extras->trace_flow.store(r.a, std::memory_order_relaxed);
+        trace->record_outside(r);
+    } catch (...) {
+        // Out of memory: the wake goes unrecorded.
+    }
+}
+
+/// Whether a wake made on a thread driving `here` (or none) may be traced:
+/// by the runtime `here` belongs to; for a thread driving none, trace_wake
+/// asks the task's runtime.
+inline bool wake_traced(handle* here) noexcept {
+    return !here || here->tracing();
+}
+
 }  // namespace
 
 handle* handle::driven_here() const noexcept {
@@ -105,7 +169,10 @@ void wake(task_header* task, handle* here) noexcept {
         // Suspended in this batch, still marked running: the thread driving
         // its worker requeues it as is (only that worker lists it); any other
         // marks it notified below.
-        if (!here->group().steals() && here->owner().requeue_if_suspended_here(task)) return;
+        if (!here->group().steals() && here->owner().requeue_if_suspended_here(task)) {
+            if (here->tracing()) trace_wake(task, here);
+            return;
+        }
     }
     // A thread driving a worker of another runtime counts itself in before it
     // publishes the task (outside_wakes.hpp). It reads the task's runtime to
@@ -124,6 +191,8 @@ void wake(task_header* task, handle* here) noexcept {
     switch (claim_queue(task, scheduled)) {
         case claimed::queue:
             if (elsewhere(task)) counted.emplace();
+            if (wake_traced(here)) [[unlikely]]
+                trace_wake(task, here);
             task->home().schedule(task);
             break;
         case claimed::notified:
@@ -131,6 +200,8 @@ void wake(task_header* task, handle* here) noexcept {
             // not counted in must not read its runtime any more. A worker of
             // another runtime counts the wake as one of its own.
             count_wake(here, task);
+            if (wake_traced(here)) [[unlikely]]
+                trace_wake(task, here);
             break;
         case claimed::nothing:
             break;
@@ -179,18 +250,24 @@ bool wake_if_polled_here(task_header* task) noexcept {
     // before the caller is done with it.
     if (!here || here->group().steals()) return false;
     worker& w = here->owner();
-    if (w.requeue_if_suspended_here(task)) return true;
+    if (w.requeue_if_suspended_here(task)) {
+        if (here->tracing()) trace_wake(task, here);
+        return true;
+    }
     // Queue it already marked running, as a yield requeues: the worker then
     // skips the scheduled -> running transition, one locked instruction less
     // per wake. Wakes while it waits in the queue only mark it notified.
     if (claim_queue(task, task_state::running) == claimed::queue) {
         w.counters().wakes_same_worker.add();  // the one worker
+        if (here->tracing()) trace_wake(task, here);
         w.push(task);
     }
     return true;
 }
 
 void handle::spawn(region_node& region, task_header* task) {
+    if (tracing_) [[unlikely]]
+        trace_spawn(task, nullptr);
     start_in(region, task, 0);
     if (handle* here = driven_here()) {
         here->worker_->admit(task);
@@ -198,6 +275,49 @@ void handle::spawn(region_node& region, task_header* task) {
     } else {
         group_->inject(task);
     }
+}
+
+void handle::spawn_named(region_node& region, task_header* task, const task_name& name) {
+    if (!tracing_) {
+        spawn(region, task);
+        return;
+    }
+    trace_spawn(task, &name);
+    start_in(region, task, 0);
+    if (handle* here = driven_here()) {
+        here->worker_->admit(task);
+        if (group_->steals()) group_->notify_work_available();
+    } else {
+        group_->inject(task);
+    }
+}
+
+void handle::trace_spawn(task_header* task, const task_name* name) {
+    trace_recorder& trace = *group_->tracer();
+    task_extras& extras = task->get_extras();
+    if (name) {
+        extras.trace_name = trace.intern(name->name);
+        if (!name->file.empty())
+            extras.trace_site =
+                trace.intern(std::string(name->file) + ':' + std::to_string(name->line));
+    }
+    trace_record r;
+    r.kind = trace_kind::spawn;
+    r.task = task->id().raw;
+    task_header* parent = current_task();
+    r.a = parent ? parent->id().raw : 0;
+    r.name = extras.trace_name;
+    r.site = extras.trace_site;
+    r.ts = trace.now();
+    record_here(trace, driven_here(), r);
+}
+
+void handle::trace_region(std::uint64_t region, bool open) noexcept {
+    trace_record r;
+    r.kind = open ? trace_kind::region_open : trace_kind::region_close;
+    r.a = region;
+    r.ts = group_->tracer()->now();
+    record_here(*group_->tracer(), driven_here(), r);
 }
 
 void handle::spawn_local(region_node& region, task_header* task) {
@@ -209,6 +329,8 @@ void handle::spawn_local(region_node& region, task_header* task) {
     task_extras& extras = task->get_extras();
     extras.local_owner = std::this_thread::get_id();
     if (group_->kind() == worker_group::flavor::multi_thread) extras.local_home = here;
+    if (tracing_) [[unlikely]]
+        trace_spawn(task, nullptr);
     start_in(region, task, task_state::local);
     here->worker_->admit(task);
 }
@@ -263,6 +385,13 @@ void handle::request_cancel(task_header* task, cancel_reason reason) {
     if (task->state.fetch_or(task_state::cancel_requested, std::memory_order_acq_rel) &
         (task_state::complete | task_state::cancel_requested))
         return;
+    if (tracing_) [[unlikely]] {
+        trace_record r;
+        r.kind = trace_kind::cancel;
+        r.task = traced_id(task);
+        r.ts = group_->tracer()->now();
+        record_here(*group_->tracer(), driven_here(), r);
+    }
     // Idle: queued into the cancel lane now. Running: polled again at once.
     waker w = task->make_waker();
     w.wake();

@@ -159,6 +159,7 @@ bool multi_thread_driver::park(worker& w, bool searching) {
     if (!work_came) {
         RTKIT_CHAOS_POINT(park_waiting);
         worker_counters& counters = w.counters();
+        const std::int64_t trace_began = w.trace() ? w.trace_now() : 0;
         const instant parked_at = w.now();
         if (in_reactor) {
             counters.reactor_events.add(group_.io().poll(timeout));
@@ -168,6 +169,7 @@ bool multi_thread_driver::park(worker& w, bool searching) {
         }
         counters.parks.add();
         counters.parked_ns.add(static_cast<std::uint64_t>((w.now() - parked_at).count()));
+        if (w.trace()) w.trace_park(trace_began);
     }
     w.park_state().clear();
     if (in_reactor) group_.unlock_io();

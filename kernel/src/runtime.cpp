@@ -162,6 +162,7 @@ class runtime_core {
             multi ? worker_group::flavor::multi_thread : worker_group::flavor::current_thread,
             std::move(driver), config.huge_pages, time);
         group->set_blocking_pool(std::make_shared<blocking_pool>(config.blocking));
+        if (config.trace.enabled) group->start_trace(config.trace);
         // Each worker has its own timer driver and lane policy.
         group->add_worker(std::move(timers), std::move(lanes));
         for (int i = 1; i < workers; ++i)

@@ -9,6 +9,7 @@
 #include "rtkit/detail/task_extras.hpp"
 #include "thread_context.hpp"
 #include "timeouts.hpp"
+#include "trace_recorder.hpp"
 
 namespace rtkit::detail {
 
@@ -240,6 +241,7 @@ timer_handle worker::arm_timer(instant deadline, waker w) {
     const timer_handle id = timers_->insert(deadline, std::move(w));
     ++armed_timers_;
     counters_.timers_armed.add();
+    if (trace_) trace_timer(static_cast<std::uint8_t>(trace_kind::timer_arm));
     return id;
 }
 
@@ -247,6 +249,7 @@ void worker::cancel_timer(timer_handle id) noexcept {
     if (timers_->cancel(id)) {
         --armed_timers_;
         counters_.timers_cancelled.add();
+        if (trace_) trace_timer(static_cast<std::uint8_t>(trace_kind::timer_cancel));
     }
 }
 
@@ -259,6 +262,13 @@ void worker::fire_due_timers() {
     const std::size_t fired = timers_->fire(now);
     armed_timers_ -= std::min(armed_timers_, fired);
     counters_.timers_fired.add(fired);
+    if (trace_ && fired) {
+        trace_record r;
+        r.kind = trace_kind::timer_fire;
+        r.ts = trace_->now();
+        r.a = fired;
+        trace_->record(r);
+    }
 }
 
 std::optional<instant> worker::next_deadline() const noexcept {
@@ -392,6 +402,10 @@ void worker::carry_out(remote_request& request) {
     // Counted as it starts: a snapshot taken while this batch runs on sees
     // every poll that woke anyone.
     counters_.polls.add();
+    if (trace_) [[unlikely]] {
+        execute_traced(next);
+        return true;
+    }
     execute(next);
     return true;
 }
@@ -427,12 +441,20 @@ void worker::maintain() {
     // A busy worker still picks up I/O readiness every interval.
     if (busy_turn && group_.has_io()) poll_reactor(duration{0});
     group_.note_alive_tasks();
+    if (trace_) trace_counters();
 }
 
 std::size_t worker::poll_reactor(duration timeout) {
     const std::size_t events = group_.poll_io(timeout);
     counters_.reactor_polls.add();
     counters_.reactor_events.add(events);
+    if (trace_ && events) {
+        trace_record r;
+        r.kind = trace_kind::io_ready;
+        r.ts = trace_->now();
+        r.a = events;
+        trace_->record(r);
+    }
     return events;
 }
 
@@ -544,6 +566,7 @@ void worker::complete(task_header* task) noexcept {
     group_.worker_at(task->admitted_by).forget(task);
     // Rare outcomes only: the store counted the end.
     if (task->outcome_tag != 1) counters_.count_end(task->outcome_tag);
+    if (trace_) trace_end(task);
     using task_state::join_waker, task_state::one_ref, task_state::refs_of;
     region_node* const region = task->region();
     // Finished, and the store's reference dropped, in one locked instruction;
@@ -566,6 +589,80 @@ void worker::complete(task_header* task) noexcept {
     }
     task->release();  // the store's reference
     region->leave();
+}
+
+// --- Trace points (runtime_config::trace), out of the hot paths. ---
+
+namespace {
+/// The trace's id of `task` (given at its spawn), or 0.
+std::uint64_t traced_id(const task_header* task) noexcept {
+    const task_extras* extras = task ? task->extras() : nullptr;
+    return extras ? extras->id.load(std::memory_order_relaxed) : 0;
+}
+}  // namespace
+
+void worker::execute_traced(task_header* task) {
+    trace_record r;
+    r.kind = trace_kind::poll;
+    r.ts = trace_->now();
+    if (task_extras* extras = task->extras()) {
+        r.task = extras->id.load(std::memory_order_relaxed);
+        r.name = extras->trace_name;
+        r.site = extras->trace_site;
+        r.a = extras->trace_flow.exchange(0, std::memory_order_relaxed);
+    }
+    if (task->state.load(std::memory_order_relaxed) & task_state::cancel_requested) r.detail = 1;
+    try {
+        execute(task);
+    } catch (...) {
+        r.dur = trace_->now() - r.ts;
+        trace_->record(r);
+        throw;
+    }
+    r.dur = trace_->now() - r.ts;
+    trace_->record(r);
+}
+
+void worker::trace_end(task_header* task) noexcept {
+    trace_record r;
+    r.kind = trace_kind::end;
+    r.ts = trace_->now();
+    r.task = traced_id(task);
+    // outcome_slot's tags: 1 a value, 2 an error, 3 cancelled, 4 panicked.
+    r.detail = task->outcome_tag == 3   ? trace_outcome::cancelled
+               : task->outcome_tag == 4 ? trace_outcome::panicked
+                                        : trace_outcome::completed;
+    trace_->record(r);
+}
+
+void worker::trace_timer(std::uint8_t kind) noexcept {
+    trace_record r;
+    r.kind = static_cast<trace_kind>(kind);
+    r.ts = trace_->now();
+    r.task = traced_id(current_task());
+    trace_->record(r);
+}
+
+std::int64_t worker::trace_now() const noexcept {
+    return trace_->now();
+}
+
+void worker::trace_park(std::int64_t began) noexcept {
+    trace_counters();
+    trace_record r;
+    r.kind = trace_kind::park;
+    r.ts = began;
+    r.dur = trace_->now() - began;
+    trace_->record(r);
+}
+
+void worker::trace_counters() noexcept {
+    trace_record r;
+    r.kind = trace_kind::counters;
+    r.ts = trace_->now();
+    r.a = group_.live_tasks();
+    r.b = queued();
+    trace_->record(r);
 }
 
 }  // namespace rtkit::detail

@@ -27,6 +27,7 @@
 namespace rtkit::detail {
 
 class worker_group;
+class trace_ring;
 
 /// A worker owns a lane policy, a timer driver and a task store, and runs
 /// tasks. Exactly one thread drives it at a time (the thread whose
@@ -198,8 +199,24 @@ class worker {
     /// worker_group::poll_io) and counts the call. Returns what it delivered.
     std::size_t poll_reactor(duration timeout);
 
+    /// This worker's trace records, or null when the runtime does not trace
+    /// (every trace point is one branch on it). Driving thread only.
+    trace_ring* trace() const noexcept { return trace_; }
+    void set_trace(trace_ring* ring) noexcept { trace_ = ring; }
+    /// Trace points out of line: the time now on the trace's clock, a park
+    /// that began at `began`, the counter track (tasks alive and queued).
+    std::int64_t trace_now() const noexcept;
+    void trace_park(std::int64_t began) noexcept;
+    void trace_counters() noexcept;
+
   private:
     void complete(task_header* task) noexcept;
+    /// execute() with a trace record of the poll around it.
+    void execute_traced(task_header* task);
+    /// Records the end of `task` with its outcome.
+    void trace_end(task_header* task) noexcept;
+    /// Records a timer event about the task polled now, if any.
+    void trace_timer(std::uint8_t kind) noexcept;
     /// Removes a finishing task this worker admitted from its store (the
     /// caller then drops the store's reference). Any worker's thread: with
     /// several workers a task often finishes on another one than it started on.
@@ -269,6 +286,7 @@ class worker {
     std::vector<task_header*> stranded_;
     std::unordered_map<std::thread::id, std::size_t> local_counts_;
     worker_counters counters_;
+    trace_ring* trace_ = nullptr;
 };
 
 }  // namespace rtkit::detail
@@ -349,10 +367,12 @@ void worker::park(Stop& stop, std::optional<instant> limit) {
     if (deadline) timeout = std::max(duration{0}, *deadline - now());
     parker_.announce(parker::in_reactor);
     if (!inbox_may_have_items() && !stop()) {
+        const std::int64_t trace_began = trace_ ? trace_now() : 0;
         const instant parked_at = now();
         poll_reactor(timeout);
         counters_.parks.add();
         counters_.parked_ns.add(static_cast<std::uint64_t>((now() - parked_at).count()));
+        if (trace_) trace_park(trace_began);
     }
     parker_.clear();
 }

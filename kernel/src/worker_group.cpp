@@ -9,6 +9,7 @@
 #include "rtkit/detail/task_extras.hpp"
 #include "rtkit/diagnostics.hpp"
 #include "thread_context.hpp"
+#include "trace_recorder.hpp"
 #include "worker.hpp"
 
 namespace rtkit::detail {
@@ -40,6 +41,11 @@ worker_group::~worker_group() {
             discarded |= w->discard_requests();
     }
     workers_.clear();  // before the reactor, which their tasks' I/O used
+    if (trace_) trace_->finish();
+}
+
+void worker_group::start_trace(const trace_config& config) {
+    trace_ = std::make_unique<trace_recorder>(config, clock_);
 }
 
 worker& worker_group::add_worker(std::shared_ptr<timer_driver> timers,
@@ -55,6 +61,10 @@ worker& worker_group::add_worker(std::shared_ptr<timer_driver> timers,
             "clock");
     const auto index = static_cast<std::uint16_t>(workers_.size());
     workers_.push_back(std::make_unique<worker>(*this, index, std::move(timers), std::move(lanes)));
+    if (trace_) {
+        workers_.back()->set_trace(&trace_->add_worker_ring(index));
+        workers_.back()->get_handle().set_tracing();
+    }
     if (workers_.size() > 1)
         for (auto& w : workers_)
             w->lock_from_now();

@@ -10,6 +10,7 @@
 #include "remote_request.hpp"
 #include "rtkit/detail/io_driver.hpp"
 #include "rtkit/metrics.hpp"
+#include "rtkit/runtime_config.hpp"
 #include "rtkit/sync/spin_lock.hpp"
 #include "runtime_clock.hpp"
 
@@ -17,6 +18,7 @@ namespace rtkit::detail {
 
 class worker;
 class blocking_pool;
+class trace_recorder;
 
 /// The workers of a runtime, their handles, and what they share: the reactor,
 /// the injector that takes work from threads driving none of them, the
@@ -41,6 +43,11 @@ class worker_group {
     /// driver to the runtime's clock. Throws std::invalid_argument when the
     /// clock is virtual and the driver cannot bind to it.
     worker& add_worker(std::shared_ptr<timer_driver> timers, std::shared_ptr<lane_policy> lanes);
+    /// Records trace events from now on (before the first add_worker): opens
+    /// the file, throws std::runtime_error when it cannot.
+    void start_trace(const trace_config& config);
+    /// The trace, or null when the runtime does not trace.
+    trace_recorder* tracer() const noexcept { return trace_.get(); }
     /// The runtime's one clock (any thread).
     runtime_clock& clock() noexcept { return clock_; }
     const runtime_clock& clock() const noexcept { return clock_; }
@@ -194,6 +201,8 @@ class worker_group {
     bool huge_pages_;
     /// Before the workers: their timer drivers read it until they go.
     runtime_clock clock_;
+    /// Before the workers, whose rings it holds: finished once they are gone.
+    std::unique_ptr<trace_recorder> trace_;
     std::vector<std::unique_ptr<worker>> workers_;
     mpsc_queue<schedulable, task_link> injector_;
     sync::detail::spin_lock injector_consumer_;  ///< one worker takes from it at a time

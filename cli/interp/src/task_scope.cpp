@@ -16,7 +16,12 @@ void task_scope::start(const std::shared_ptr<task_record>& record,
     }
     children_.emplace(record->sequence(), record);
     try {
-        record->attach(region_->spawn(std::move(body)));
+        // Named after the script's task, at its spawn's line, for traces.
+        const task_identity& who = *record->identity();
+        const script::source_pos at = who.spawned_at;
+        record->attach(region_->spawn(
+            rtkit::task_name{who.name, at.file ? std::string_view(at.file->name) : "", at.line},
+            std::move(body)));
     } catch (...) {
         children_.erase(record->sequence());
         throw;

@@ -13,6 +13,7 @@
 #include "rtkit/detail/timer_await.hpp"
 #include "rtkit/join_handle.hpp"
 #include "rtkit/task.hpp"
+#include "rtkit/task_name.hpp"
 #include "rtkit/time.hpp"
 
 namespace rtkit {
@@ -74,6 +75,15 @@ class cx {
         return join_handle<T>(&p);
     }
 
+    /// The same, with a name and spawn site for traces (rtkit/task_name.hpp):
+    /// `cx.spawn("fetch", fetch(url))`.
+    template <class T>
+    join_handle<T> spawn(const task_name& name, task<T> t) const {
+        detail::promise<T>& p = prepare(t);
+        home_->spawn_named(*region_, &p, name);
+        return join_handle<T>(&p);
+    }
+
     /// Starts `t` as a local task: it is only ever polled on this thread, so
     /// it may use thread-affine state. While this thread holds live local
     /// tasks of the runtime as its background thread, the worker is not lent
@@ -103,6 +113,14 @@ class cx {
     auto spawn(F body) const {
         using R = detail::task_value_t<std::invoke_result_t<F&, cx>>;
         return spawn(detail::invoke_with_cx<R>(std::move(body)));
+    }
+
+    /// A callable, with a name and spawn site for traces.
+    template <class F>
+    requires std::invocable<F&, cx>
+    auto spawn(const task_name& name, F body) const {
+        using R = detail::task_value_t<std::invoke_result_t<F&, cx>>;
+        return spawn(name, detail::invoke_with_cx<R>(std::move(body)));
     }
 
     /// Anything else: refused with what spawn takes. (For a callable that
@@ -211,6 +229,17 @@ template <class F>
 requires std::invocable<F&, cx>
 auto spawn(F body) {
     return cx::current().spawn(std::move(body));
+}
+/// cx::current().spawn(name, t)
+template <class T>
+join_handle<T> spawn(const task_name& name, task<T> t) {
+    return cx::current().spawn(name, std::move(t));
+}
+/// cx::current().spawn(name, body)
+template <class F>
+requires std::invocable<F&, cx>
+auto spawn(const task_name& name, F body) {
+    return cx::current().spawn(name, std::move(body));
 }
 /// Anything else: refused with what spawn takes (see cx::spawn).
 template <class F>

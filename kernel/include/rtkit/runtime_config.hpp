@@ -2,6 +2,7 @@
 // rtkit::runtime_config: everything needed to build a runtime, independent of
 // where it came from (TOML, command line, or code).
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -37,6 +38,17 @@ struct blocking_pool_config {
     std::chrono::milliseconds keep_alive{10000};
 };
 
+/// Trace events: what the workers do, written as Chrome trace-event JSON that
+/// Perfetto and chrome://tracing open (kernel/README.md, "Trace events").
+/// Off, a trace point costs one predictable branch.
+struct trace_config {
+    bool enabled = false;
+    /// Where the JSON goes (truncated when the runtime starts).
+    std::filesystem::path file = "rtkit-trace.json";
+    /// Records each worker keeps before it writes them out (each is 64 bytes).
+    std::size_t buffer_events = 4096;
+};
+
 /// The runtime's configuration. Defaults match config/default.toml.
 struct runtime_config {
     /// "current_thread" (one worker, block_on borrows it) or "multi_thread"
@@ -68,6 +80,7 @@ struct runtime_config {
     /// a directory that is (plugin_load_policy::allow_insecure_permissions).
     bool allow_insecure_plugins = false;
     blocking_pool_config blocking;
+    trace_config trace;
     plugin_selection reactor{{"epoll"}, false, {}};
     plugin_selection timer{{"wheel"}, false, {}};
     plugin_selection lanes{{"three_lane"}, false, {}};

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "rtkit/outcome.hpp"
+#include "rtkit/task_name.hpp"
 #include "rtkit/time.hpp"
 #include "rtkit/timer_driver.hpp"
 #include "rtkit/waker.hpp"
@@ -47,6 +48,8 @@ class handle {
 
     /// Registers a prepared task in `region` and makes it runnable.
     void spawn(region_node& region, task_header* task);
+    /// The same, naming the task for traces (ignored when not tracing).
+    void spawn_named(region_node& region, task_header* task, const task_name& name);
     /// The same for a task only ever polled on the calling thread. Throws
     /// no_runtime_error where that thread cannot poll it (it drives no worker
     /// of this runtime).
@@ -74,14 +77,24 @@ class handle {
     /// this runtime's; null otherwise.
     handle* driven_here() const noexcept;
 
+    /// Whether the runtime records trace events (runtime_config::trace).
+    bool tracing() const noexcept { return tracing_; }
+    void set_tracing() noexcept { tracing_ = true; }
+    /// Records a region opening or closing (call only when tracing()).
+    void trace_region(std::uint64_t region, bool open) noexcept;
+
     worker_group& group() const noexcept { return *group_; }
     worker& owner() const noexcept { return *worker_; }
     std::uint16_t index() const noexcept { return index_; }
 
   private:
+    /// Records the spawn of `task` (and names it) in the trace.
+    void trace_spawn(task_header* task, const task_name* name);
+
     worker_group* group_;
     worker* worker_;
     std::uint16_t index_;
+    bool tracing_ = false;
 };
 
 }  // namespace rtkit::detail

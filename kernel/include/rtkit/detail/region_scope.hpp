@@ -64,6 +64,7 @@ task<R> run_region(handle& home, region_node& parent, F body) {
     region_node node;
     node.home = &home;
     node.link_under(parent);
+    if (home.tracing()) home.trace_region(node.id, true);
     parent.enter();
     std::exception_ptr failure;
     std::optional<std::conditional_t<std::is_void_v<R>, bool, R>> value;
@@ -81,6 +82,7 @@ task<R> run_region(handle& home, region_node& parent, F body) {
     if (failure) home.cancel_region(node, cancel_reason{"region body failed"});
     co_await region_drain_awaiter(home, node);
     node.unlink();
+    if (home.tracing()) home.trace_region(node.id, false);
     parent.leave();
     if (failure) std::rethrow_exception(failure);
     if constexpr (!std::is_void_v<R>) co_return std::move(*value);

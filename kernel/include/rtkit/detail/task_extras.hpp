@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <string>
 #include <thread>
 
 #include "rtkit/detail/task_header.hpp"
@@ -67,6 +68,12 @@ struct task_extras : task_extras_region {
     std::exception_ptr unobserved_failure;
     /// The task's id once someone asked for it (task_header::id), else 0.
     std::atomic<std::uint64_t> id{0};
+    /// Traces only: the task's name and spawn site ("file:line"), interned by
+    /// the runtime's trace recorder, or null.
+    const std::string* trace_name = nullptr;
+    const std::string* trace_site = nullptr;
+    /// Traces only: the flow id of the last wake not yet followed by a poll.
+    std::atomic<std::uint64_t> trace_flow{0};
     /// The task's second lane entry, used once a cancellation was requested.
     cancel_stand_in stand_in;
     explicit task_extras(task_header* of) noexcept : stand_in(of, this) {}
