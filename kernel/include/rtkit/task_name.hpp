@@ -2,6 +2,7 @@
 // rtkit::task_name: what a trace calls a task, and where it was spawned.
 #include <cstdint>
 #include <source_location>
+#include <string>
 #include <string_view>
 
 namespace rtkit {
@@ -17,6 +18,13 @@ struct task_name {
     task_name(std::string_view name,
               std::source_location where = std::source_location::current()) noexcept
         : name(name), file(where.file_name()), line(where.line()) {}
+    /// The same from a literal, `spawn("fetch", ...)` (one conversion, not two).
+    task_name(const char* name,
+              std::source_location where = std::source_location::current()) noexcept
+        : task_name(std::string_view(name), where) {}
+    task_name(const std::string& name,
+              std::source_location where = std::source_location::current()) noexcept
+        : task_name(std::string_view(name), where) {}
     /// A task spawned for code elsewhere, such as a script's line.
     task_name(std::string_view name, std::string_view file, std::uint32_t line) noexcept
         : name(name), file(file), line(line) {}

@@ -1,0 +1,387 @@
+// Trace events (runtime_config::trace): a real runtime writes its trace, and
+// the JSON is read back with nlohmann-json and checked against the format
+// kernel/README.md ("Trace events") documents.
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "test_support.hpp"
+
+using namespace rtkit;
+using namespace std::chrono_literals;
+using json = nlohmann::json;
+
+namespace {
+
+/// A trace file of its own for each test, removed at the end.
+struct trace_file {
+    std::filesystem::path path =
+        std::filesystem::temp_directory_path() / ("rtkit-trace-test-" + std::to_string(::getpid()) +
+                                                  "-" + std::to_string(counter()++) + ".json");
+    ~trace_file() { std::filesystem::remove(path); }
+    static int& counter() {
+        static int next = 0;
+        return next;
+    }
+    runtime_config config(runtime_config c = {}, std::size_t buffer_events = 4096) const {
+        c.trace.enabled = true;
+        c.trace.file = path;
+        c.trace.buffer_events = buffer_events;
+        return c;
+    }
+    json read() const {
+        std::ifstream in(path);
+        REQUIRE(in.good());
+        json trace = json::parse(in);  // throws on invalid JSON
+        REQUIRE(trace.is_object());
+        CHECK(trace["displayTimeUnit"] == "ns");
+        REQUIRE(trace["traceEvents"].is_array());
+        return trace["traceEvents"];
+    }
+};
+
+runtime_config virtual_clock() {
+    runtime_config c;
+    c.clock = "virtual";
+    return c;
+}
+
+std::vector<json> events_where(const json& events, const std::string& ph, const std::string& name) {
+    std::vector<json> found;
+    for (const json& e : events)
+        if (e["ph"] == ph && e["name"] == name) found.push_back(e);
+    return found;
+}
+
+/// Every event has the fields the viewers need, of the right types.
+void check_common_fields(const json& events) {
+    for (const json& e : events) {
+        CAPTURE(e.dump());
+        REQUIRE(e.contains("ph"));
+        CHECK(e["name"].is_string());
+        CHECK(e["pid"] == 1);
+        CHECK(e["tid"].is_number_unsigned());
+        if (e["ph"] == "M") continue;
+        CHECK(e["cat"].is_string());
+        CHECK(e["ts"].is_number());
+        if (e["ph"] == "X") CHECK(e["dur"].is_number());
+    }
+}
+
+/// Every flow's end has its start, on the same id, and no id starts twice.
+void check_flows_pair(const json& events) {
+    std::map<std::uint64_t, int> starts;
+    for (const json& e : events)
+        if (e["ph"] == "s") ++starts[e["id"].get<std::uint64_t>()];
+    for (const auto& [id, count] : starts)
+        CHECK(count == 1);
+    for (const json& e : events)
+        if (e["ph"] == "f") {
+            CHECK(e["bp"] == "e");
+            CHECK(starts.count(e["id"].get<std::uint64_t>()) == 1);
+        }
+}
+
+/// The spawn event of the task named `name`.
+json spawn_of(const json& events, const std::string& name) {
+    for (const json& e : events_where(events, "i", "spawn"))
+        if (e["args"]["name"] == name) return e;
+    FAIL("no spawn of " << name);
+    return {};
+}
+
+std::uint64_t task_of(const json& e) {
+    return e["args"]["task"].get<std::uint64_t>();
+}
+
+/// Wakes its task from inside its own poll once, then waits for that wake.
+struct wake_self_once {
+    bool await_ready() const noexcept { return false; }
+    bool await_suspend(std::coroutine_handle<>) {
+        current_waker().wake();
+        return true;
+    }
+    void await_resume() const noexcept {}
+};
+
+task<void> wait_for(test::manual_event& event) {
+    co_await event.wait();
+}
+
+task<void> fire_after_yield(test::manual_event& event) {
+    co_await yield_now();
+    event.fire();
+}
+
+}  // namespace
+
+TEST_CASE("trace - named tasks show their spawns and polls and wakes and ends") {
+    trace_file file;
+    test::manual_event event;
+    {
+        runtime rt(file.config(virtual_clock()));
+        rt.block_on([&]() -> task<void> {
+            auto sleeper = spawn("sleeper", []() -> task<void> { co_await sleep(5ms); }());
+            auto waiter = spawn("waiter", wait_for(event));
+            auto firer = spawn("firer", fire_after_yield(event));
+            (void)co_await std::move(sleeper);
+            (void)co_await std::move(waiter);
+            (void)co_await std::move(firer);
+        }());
+    }
+    const json events = file.read();
+    check_common_fields(events);
+    check_flows_pair(events);
+
+    const auto names = events_where(events, "M", "thread_name");
+    REQUIRE(names.size() == 1);
+    CHECK(names[0]["tid"] == 0);
+    CHECK(names[0]["args"]["name"] == "worker 0");
+
+    std::map<std::string, std::uint64_t> ids;
+    for (const std::string name : {"sleeper", "waiter", "firer"}) {
+        CAPTURE(name);
+        const json spawn = spawn_of(events, name);
+        CHECK(spawn["cat"] == "task");
+        CHECK(spawn["s"] == "t");
+        CHECK(spawn["args"]["parent"].get<std::uint64_t>() != 0);
+        CHECK(spawn["args"]["site"].get<std::string>().find("trace_test.cpp:") !=
+              std::string::npos);
+        CHECK(spawn["args"].contains("frame_bytes"));
+        ids[name] = task_of(spawn);
+        // Its polls carry its name and id; it ended once, completed.
+        int polls = 0;
+        for (const json& e : events)
+            if (e["ph"] == "X" && e["cat"] == "poll" && task_of(e) == ids[name]) {
+                CHECK(e["name"] == name);
+                CHECK(e["args"]["lane"] == "ready");
+                CHECK(e["args"]["site"] == spawn["args"]["site"]);
+                ++polls;
+            }
+        CHECK(polls >= 1);
+        int ends = 0;
+        for (const json& e : events_where(events, "i", "end"))
+            if (task_of(e) == ids[name]) {
+                CHECK(e["args"]["outcome"] == "completed");
+                ++ends;
+            }
+        CHECK(ends == 1);
+    }
+    // The sleeper and the waiter were polled twice: once to wait, once woken.
+    for (const std::string name : {"sleeper", "waiter"}) {
+        CAPTURE(name);
+        int polls = 0;
+        for (const json& e : events_where(events, "X", name))
+            polls += task_of(e) == ids[name];
+        CHECK(polls == 2);
+    }
+    // The firer woke the waiter from its worker's thread: a flow from the
+    // wake to the waiter's second poll.
+    bool waiter_woken = false;
+    for (const json& s : events_where(events, "s", "wake"))
+        if (task_of(s) == ids["waiter"]) {
+            CHECK(s["args"]["from"] == "same_worker");
+            CHECK(s["args"]["self"] == false);
+            for (const json& f : events_where(events, "f", "wake"))
+                if (f["id"] == s["id"]) {
+                    waiter_woken = true;
+                    // At the start of a poll of the waiter on the same track.
+                    bool at_poll = false;
+                    for (const json& p : events_where(events, "X", "waiter"))
+                        at_poll |= p["ts"] == f["ts"] && p["tid"] == f["tid"];
+                    CHECK(at_poll);
+                }
+        }
+    CHECK(waiter_woken);
+    // The sleep armed a timer, which fired.
+    bool armed = false;
+    for (const json& e : events_where(events, "i", "arm"))
+        armed |= e["cat"] == "timer" && task_of(e) == ids["sleeper"];
+    CHECK(armed);
+    CHECK_FALSE(events_where(events, "i", "fire").empty());
+    // The counter track: tasks alive and queued.
+    const auto counters = events_where(events, "C", "tasks");
+    REQUIRE_FALSE(counters.empty());
+    CHECK(counters[0]["args"].contains("alive"));
+    CHECK(counters[0]["args"].contains("queued"));
+}
+
+TEST_CASE("trace - a task that wakes itself in its poll is a self wake") {
+    trace_file file;
+    {
+        runtime rt(file.config());
+        rt.block_on([]() -> task<void> {
+            (void)co_await spawn("selfish", []() -> task<void> { co_await wake_self_once{}; }());
+        }());
+    }
+    const json events = file.read();
+    check_flows_pair(events);
+    const std::uint64_t id = task_of(spawn_of(events, "selfish"));
+    int self_wakes = 0;
+    for (const json& s : events_where(events, "s", "wake"))
+        if (task_of(s) == id) {
+            CHECK(s["args"]["self"] == true);
+            CHECK(s["args"]["from"] == "same_worker");
+            ++self_wakes;
+        }
+    CHECK(self_wakes == 1);
+}
+
+TEST_CASE("trace - a cancelled task ends cancelled after its cancel request") {
+    trace_file file;
+    {
+        runtime rt(file.config(virtual_clock()));
+        rt.block_on([]() -> task<void> {
+            auto sleeper = spawn("sleeper", []() -> task<void> { co_await sleep(1h); }());
+            co_await yield_now();
+            sleeper.cancel();
+            (void)co_await std::move(sleeper);
+        }());
+    }
+    const json events = file.read();
+    const std::uint64_t id = task_of(spawn_of(events, "sleeper"));
+    int cancels = 0;
+    for (const json& e : events_where(events, "i", "cancel"))
+        if (e["cat"] == "task" && task_of(e) == id) ++cancels;
+    CHECK(cancels == 1);
+    int ends = 0;
+    for (const json& e : events_where(events, "i", "end"))
+        if (task_of(e) == id) {
+            CHECK(e["args"]["outcome"] == "cancelled");
+            ++ends;
+        }
+    CHECK(ends == 1);
+    // Its timer was cancelled, or it unwound from the cancel lane.
+    bool polled_from_cancel_lane = false;
+    for (const json& e : events_where(events, "X", "sleeper"))
+        polled_from_cancel_lane |= e["args"]["lane"] == "cancel";
+    CHECK(polled_from_cancel_lane);
+}
+
+TEST_CASE("trace - a wake from a thread that drives no worker is an outside wake") {
+    trace_file file;
+    test::manual_event event;
+    {
+        runtime rt(file.config());
+        std::thread firer([&] {
+            REQUIRE(event.wait_until_armed(60s));
+            event.fire();
+        });
+        rt.block_on([&]() -> task<void> { (void)co_await spawn("waiter", wait_for(event)); }());
+        firer.join();
+    }
+    const json events = file.read();
+    check_common_fields(events);
+    check_flows_pair(events);
+    const std::uint64_t id = task_of(spawn_of(events, "waiter"));
+    bool outside = false;
+    for (const json& s : events_where(events, "s", "wake"))
+        if (task_of(s) == id && s["args"]["from"] == "outside") {
+            outside = true;
+            CHECK(s["tid"].get<int>() >= 1000);
+            bool named = false;
+            for (const json& m : events_where(events, "M", "thread_name"))
+                named |= m["tid"] == s["tid"];
+            CHECK(named);
+        }
+    CHECK(outside);
+}
+
+TEST_CASE("trace - a multi_thread runtime has one track per worker") {
+    trace_file file;
+    {
+        runtime rt(file.config(test::multi_thread(2)));
+        rt.block_on([]() -> task<void> {
+            std::vector<join_handle<void>> tasks;
+            for (int i = 0; i < 200; ++i)
+                tasks.push_back(spawn("yielder", []() -> task<void> {
+                    for (int round = 0; round < 3; ++round)
+                        co_await yield_now();
+                }()));
+            for (auto& t : tasks)
+                (void)co_await std::move(t);
+        }());
+    }
+    const json events = file.read();
+    check_common_fields(events);
+    check_flows_pair(events);
+    std::set<int> tracks;
+    for (const json& m : events_where(events, "M", "thread_name"))
+        if (m["tid"].get<int>() < 1000) {
+            tracks.insert(m["tid"].get<int>());
+            CHECK(m["args"]["name"] == "worker " + std::to_string(m["tid"].get<int>()));
+        }
+    CHECK(tracks == std::set<int>{0, 1});
+    int polls = 0;
+    for (const json& e : events_where(events, "X", "yielder")) {
+        CHECK(tracks.count(e["tid"].get<int>()) == 1);
+        ++polls;
+    }
+    CHECK(polls == 200 * 4);
+    CHECK(events_where(events, "i", "spawn").size() == 200);
+    CHECK(events_where(events, "i", "end").size() == 200);
+}
+
+TEST_CASE("trace - a small buffer writes the same events as it fills") {
+    const auto run = [](std::size_t buffer_events) {
+        trace_file file;
+        {
+            runtime rt(file.config(virtual_clock(), buffer_events));
+            rt.block_on([]() -> task<void> {
+                std::vector<join_handle<void>> tasks;
+                for (int i = 0; i < 50; ++i)
+                    tasks.push_back(spawn("napper", []() -> task<void> { co_await sleep(1ms); }()));
+                for (auto& t : tasks)
+                    (void)co_await std::move(t);
+            }());
+        }
+        std::multiset<std::string> kinds;
+        for (const json& e : file.read())
+            kinds.insert(e["ph"].get<std::string>() + " " + e["name"].get<std::string>());
+        return kinds;
+    };
+    const auto whole = run(4096);
+    CHECK(whole.count("X napper") == 100);
+    CHECK(run(1) == whole);
+    CHECK(run(7) == whole);
+}
+
+TEST_CASE("trace - disabled tracing writes nothing") {
+    trace_file file;
+    runtime_config c = file.config();
+    c.trace.enabled = false;
+    {
+        runtime rt(c);
+        rt.block_on([]() -> task<void> {
+            (void)co_await spawn("quiet", []() -> task<void> { co_return; }());
+        }());
+    }
+    CHECK_FALSE(std::filesystem::exists(file.path));
+}
+
+TEST_CASE("trace - a file that cannot be written is refused with its path") {
+    runtime_config c;
+    c.trace.enabled = true;
+    c.trace.file = "/nonexistent-rtkit-dir/trace.json";
+    try {
+        runtime rt(c);
+        FAIL("the runtime started");
+    } catch (const std::runtime_error& e) {
+        const std::string what = e.what();
+        CHECK(what.find("/nonexistent-rtkit-dir/trace.json") != std::string::npos);
+        CHECK(what.find("No such file or directory") != std::string::npos);
+    }
+    c.trace.file = std::filesystem::temp_directory_path() / "rtkit-trace-never-written.json";
+    c.trace.buffer_events = 0;
+    CHECK_THROWS_AS(runtime{c}, std::invalid_argument);
+    CHECK_FALSE(std::filesystem::exists(c.trace.file));
+}
