@@ -99,7 +99,7 @@ TEST_CASE("--set overrides reach the runtime") {
     CHECK(typo.status == 2);
     CHECK(typo.err ==
           "--set:1:1: error: unknown key 'reactr' in the top level; did you mean "
-          "'reactor'? (valid: runtime, plugins, blocking, reactor, timer, lanes)\n");
+          "'reactor'? (valid: runtime, plugins, blocking, trace, reactor, timer, lanes)\n");
 }
 
 TEST_CASE("runtime.workers other than 1 is refused by the current_thread runtime - saying why") {

@@ -103,7 +103,7 @@ TEST_CASE("--set errors read like a file's - point into the argument - change no
     };
     CHECK(error_of("reactr.plugin=epoll") ==
           "--set:1:1: error: unknown key 'reactr' in the top level; did you mean 'reactor'? "
-          "(valid: runtime, plugins, blocking, reactor, timer, lanes)");
+          "(valid: runtime, plugins, blocking, trace, reactor, timer, lanes)");
     CHECK(error_of("reactor.plugn=epoll") ==
           "--set:1:9: error: unknown key 'plugn' in [reactor]; did you mean 'plugin'? (valid: "
           "plugin, strict); a plugin's own options go in [reactor.NAME]");
