@@ -141,7 +141,7 @@ class trace_recorder {
     std::uint32_t outside_flows_ = 0;
     std::mutex names_lock_;
     std::unordered_set<std::string> names_;
-    std::string line_;  ///< the event being formatted (under file_lock_)
+    std::string line_;  ///< the events being formatted (under file_lock_)
 };
 
 }  // namespace rtkit::detail
