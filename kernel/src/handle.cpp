@@ -265,31 +265,30 @@ bool wake_if_polled_here(task_header* task) noexcept {
     return true;
 }
 
+namespace {
+/// What a spawn does once it is traced: admits the task here, or hands it
+/// to the runtime.
+[[gnu::always_inline]] inline void start_spawn(handle& h, region_node& region, task_header* task) {
+    start_in(region, task, 0);
+    if (handle* here = h.driven_here()) {
+        here->owner().admit(task);
+        if (h.group().steals()) h.group().notify_work_available();
+    } else {
+        h.group().inject(task);
+    }
+}
+}  // namespace
+
 void handle::spawn(region_node& region, task_header* task) {
     if (tracing_) [[unlikely]]
         trace_spawn(task, nullptr);
-    start_in(region, task, 0);
-    if (handle* here = driven_here()) {
-        here->worker_->admit(task);
-        if (group_->steals()) group_->notify_work_available();
-    } else {
-        group_->inject(task);
-    }
+    start_spawn(*this, region, task);
 }
 
 void handle::spawn_named(region_node& region, task_header* task, const task_name& name) {
-    if (!tracing_) {
-        spawn(region, task);
-        return;
-    }
-    trace_spawn(task, &name);
-    start_in(region, task, 0);
-    if (handle* here = driven_here()) {
-        here->worker_->admit(task);
-        if (group_->steals()) group_->notify_work_available();
-    } else {
-        group_->inject(task);
-    }
+    if (tracing_) [[unlikely]]
+        trace_spawn(task, &name);
+    start_spawn(*this, region, task);
 }
 
 void handle::trace_spawn(task_header* task, const task_name* name) {
