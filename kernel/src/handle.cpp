@@ -85,12 +85,6 @@ void record_here(trace_recorder& trace, handle* here, trace_record r) noexcept {
     }
 }
 
-/// The trace's id of `task` (given at its spawn), or 0.
-std::uint64_t traced_id(const task_header* task) noexcept {
-    const task_extras* extras = task ? task->extras() : nullptr;
-    return extras ? extras->id.load(std::memory_order_relaxed) : 0;
-}
-
 /// Records a wake of `task` that queued it or marked it to be polled again,
 /// made on this thread, which drives `here` (null: no worker of any
 /// runtime; the wake is counted in, so the task's runtime may be read), and

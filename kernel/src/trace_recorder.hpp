@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "rtkit/detail/task_extras.hpp"
 #include "rtkit/runtime_config.hpp"
 #include "rtkit/time.hpp"
 #include "runtime_clock.hpp"
@@ -59,6 +60,12 @@ struct trace_record {
     trace_kind kind{};
     std::uint8_t detail = 0;
 };
+
+/// The trace's id of `task` (a traced spawn gives it one), or 0.
+inline std::uint64_t traced_id(const task_header* task) noexcept {
+    const task_extras* extras = task ? task->extras() : nullptr;
+    return extras ? extras->id.load(std::memory_order_relaxed) : 0;
+}
 
 class trace_recorder;
 

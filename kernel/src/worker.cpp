@@ -388,6 +388,7 @@ void worker::carry_out(remote_request& request) {
 
 // --- Dispatch. ---
 
+template <bool traced>
 [[gnu::always_inline]] inline bool worker::poll_next() {
     // What other threads sent (the inbox) and due timers wait for the
     // maintenance turn, or for the lanes to run dry: no look at the inbox's
@@ -402,11 +403,10 @@ void worker::carry_out(remote_request& request) {
     // Counted as it starts: a snapshot taken while this batch runs on sees
     // every poll that woke anyone.
     counters_.polls.add();
-    if (trace_) [[unlikely]] {
+    if constexpr (traced)
         execute_traced(next);
-        return true;
-    }
-    execute(next);
+    else
+        execute(next);
     return true;
 }
 
@@ -421,13 +421,18 @@ struct settle_at_batch_end {
 
 bool worker::run_once() {
     settle_at_batch_end settle{*this};
-    return poll_next();
+    return trace_ ? poll_next<true>() : poll_next<false>();
 }
 
 std::size_t worker::run_batch(std::size_t limit) {
     settle_at_batch_end settle{*this};
     std::size_t polls = 0;
-    while (polls < limit && poll_next())
+    if (trace_) [[unlikely]] {
+        while (polls < limit && poll_next<true>())
+            ++polls;
+        return polls;
+    }
+    while (polls < limit && poll_next<false>())
         ++polls;
     return polls;
 }
@@ -592,14 +597,6 @@ void worker::complete(task_header* task) noexcept {
 }
 
 // --- Trace points (runtime_config::trace), out of the hot paths. ---
-
-namespace {
-/// The trace's id of `task` (given at its spawn), or 0.
-std::uint64_t traced_id(const task_header* task) noexcept {
-    const task_extras* extras = task ? task->extras() : nullptr;
-    return extras ? extras->id.load(std::memory_order_relaxed) : 0;
-}
-}  // namespace
 
 void worker::execute_traced(task_header* task) {
     trace_record r;

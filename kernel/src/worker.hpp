@@ -232,6 +232,9 @@ class worker {
     /// The next task from the lanes (dropping stale twins), or nullptr.
     task_header* pop_lanes() noexcept;
     /// One dispatch turn (run_once), inlined into the dispatch loops.
+    /// `traced`: records the poll (run_batch decides once per batch, so an
+    /// untraced poll pays nothing for the trace point).
+    template <bool traced>
     bool poll_next();
     /// Polls `task` once, now.
     void execute(task_header* task);
