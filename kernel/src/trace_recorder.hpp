@@ -39,12 +39,16 @@ enum class trace_kind : std::uint8_t {
 };
 
 /// Who made a wake (trace_record::detail, low two bits).
-enum trace_wake_from : std::uint8_t { same_worker = 0, other_worker = 1, outside = 2 };
+namespace trace_wake_from {
+enum : std::uint8_t { same_worker = 0, other_worker = 1, outside = 2 };
+}
 /// The task woke itself from inside its own poll (trace_record::detail).
 inline constexpr std::uint8_t trace_wake_self = 4;
 
 /// How a task ended (trace_record::detail of an end record).
-enum trace_outcome : std::uint8_t { completed = 0, cancelled = 1, panicked = 2 };
+namespace trace_outcome {
+enum : std::uint8_t { completed = 0, cancelled = 1, panicked = 2 };
+}
 
 /// One event. Strings are interned by the recorder (trace_recorder::intern),
 /// so a record holds pointers that live as long as the recorder.
