@@ -296,6 +296,57 @@ TEST_CASE("trace - a wake from a thread that drives no worker is an outside wake
     CHECK(outside);
 }
 
+TEST_CASE("trace - a worker waiting for a timer parks on its track") {
+    trace_file file;
+    {
+        runtime rt(file.config());  // the monotonic clock: waits take time
+        rt.block_on([]() -> task<void> {
+            (void)co_await spawn("sleeper", []() -> task<void> { co_await sleep(2ms); }());
+        }());
+    }
+    const json events = file.read();
+    const auto parks = events_where(events, "X", "park");
+    REQUIRE_FALSE(parks.empty());
+    double parked_us = 0;
+    for (const json& p : parks) {
+        CHECK(p["cat"] == "park");
+        CHECK(p["tid"] == 0);
+        parked_us += p["dur"].get<double>();
+    }
+    // Nothing else could run until the timer was due.
+    CHECK(parked_us > 0);
+    // Each park is preceded by the counter track's sample.
+    CHECK(events_where(events, "C", "tasks").size() >= parks.size());
+}
+
+TEST_CASE("trace - a region opens and closes around the tasks spawned in it") {
+    trace_file file;
+    region_id inside{};
+    {
+        runtime rt(file.config(virtual_clock()));
+        rt.block_on([&]() -> task<void> {
+            co_await cx::current().region([&](cx scope) -> task<void> {
+                inside = scope.region_id();
+                (void)scope.spawn("in_region", []() -> task<void> { co_await sleep(1ms); }());
+                co_return;
+            });
+        }());
+    }
+    const json events = file.read();
+    const auto opened = events_where(events, "i", "open");
+    const auto closed = events_where(events, "i", "close");
+    REQUIRE(opened.size() == 1);
+    REQUIRE(closed.size() == 1);
+    CHECK(opened[0]["cat"] == "region");
+    CHECK(opened[0]["args"]["region"] == inside.raw);
+    CHECK(closed[0]["args"]["region"] == inside.raw);
+    // The region closed after its task ended: at 1 ms of virtual time.
+    const std::uint64_t id = task_of(spawn_of(events, "in_region"));
+    for (const json& e : events_where(events, "i", "end"))
+        if (task_of(e) == id) CHECK(e["ts"].get<double>() <= closed[0]["ts"].get<double>());
+    CHECK(closed[0]["ts"] == 1000.0);
+}
+
 TEST_CASE("trace - a multi_thread runtime has one track per worker") {
     trace_file file;
     {
