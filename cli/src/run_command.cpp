@@ -1,7 +1,10 @@
 #include "run_command.hpp"
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <charconv>
+#include <chrono>
 #include <iostream>
 #include <limits>
 
@@ -10,11 +13,13 @@
 #include "exit_codes.hpp"
 #include "exit_watchdog.hpp"
 #include "lab_mode.hpp"
+#include "progress_line.hpp"
 #include "rtkit/config/load.hpp"
 #include "rtkit/interp/script_failed.hpp"
 #include "rtkit/script/lexer.hpp"
 #include "rtkit/script/parser.hpp"
 #include "rtkit/script/script_error.hpp"
+#include "run_stats.hpp"
 #include "script_file.hpp"
 
 namespace rtctl {
@@ -131,9 +136,28 @@ CLI::App* add_run_command(CLI::App& app, run_options& options) {
                      "trace-event JSON, which Perfetto and chrome://tracing open; with --lab the "
                      "same seed writes the same file")
         ->type_name("FILE");
+    command
+        ->add_flag("--stats{table}", options.stats,
+                   "after the run, print the runtime's counters on stderr: a table, or with "
+                   "--stats=json one JSON object on one line (kernel/README.md says what each "
+                   "counter means)")
+        ->check(CLI::Validator(
+            [](const std::string& format) -> std::string {
+                if (format == "table" || format == "json") return "";
+                return "'" + format +
+                       "' is not a format of --stats: write --stats for a table "
+                       "or --stats=json for JSON";
+            },
+            ""))
+        ->type_name("[=json]");
+    command->add_flag("--progress", options.progress,
+                      "while the script runs, keep a status line on stderr (elapsed time, tasks "
+                      "alive and done, timers pending, descriptors registered) when stderr is a "
+                      "terminal; nothing otherwise");
     command->footer(
         "Examples:\n"
         "  rtctl run examples/scripts/hello.rts\n"
+        "  rtctl run examples/scripts/fanout.rts --stats\n"
         "  rtctl run examples/scripts/tcp_echo.rts --config examples/configs/io_uring.toml\n"
         "  rtctl run server.rts --set reactor.plugin=uring --max-steps 0\n"
         "  rtctl run examples/scripts/lab_schedules.rts --lab --seed 7\n"
@@ -188,12 +212,24 @@ int run_command(const run_options& options) {
         ~disarm_first() { watchdog.reset(); }
     } disarm{watchdog};
     try {
+        const auto started = std::chrono::steady_clock::now();
         rtkit::runtime runtime(*config);
-        runtime.block_on(interpreter.run(runtime));
+        std::optional<progress_line> progress;
+        if (options.progress && ::isatty(STDERR_FILENO)) progress.emplace(runtime, started);
+        bool failed = false;
+        try {
+            runtime.block_on(interpreter.run(runtime));
+        } catch (const rtkit::interp::script_failed&) {
+            failed = true;  // each error was reported where it happened
+        }
         watchdog->run_ended();
-    } catch (const rtkit::interp::script_failed&) {
-        watchdog->run_ended();
-        return exit_failed;  // each error was reported where it happened
+        progress.reset();  // erases the line before anything else is printed
+        if (!options.stats.empty()) {
+            const auto elapsed = std::chrono::steady_clock::now() - started;
+            std::cerr << (options.stats == "json" ? stats_json(runtime.metrics(), elapsed)
+                                                  : stats_table(runtime.metrics(), elapsed));
+        }
+        if (failed) return exit_failed;
     } catch (const std::exception& e) {
         std::cerr << "rtctl: error: " << e.what() << '\n';
         return exit_failed;

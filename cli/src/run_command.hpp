@@ -34,6 +34,11 @@ struct run_options {
     /// --trace FILE: trace events go there (the configuration's [trace]
     /// enabled and file).
     std::optional<std::filesystem::path> trace_file;
+    /// --stats: "" (none), "table" or "json": the runtime's counters on
+    /// stderr after the run.
+    std::string stats;
+    /// --progress: a live status line on stderr while it is a terminal.
+    bool progress = false;
 };
 
 /// Declares `run` and its options on `app`; `options` must outlive the parse.
