@@ -9,6 +9,7 @@
 #include "config_command.hpp"
 #include "conformance_command.hpp"
 #include "exit_codes.hpp"
+#include "inspect_command.hpp"
 #include "plugins_command.hpp"
 #include "rtkit/config/closest_match.hpp"
 #include "run_command.hpp"
@@ -106,6 +107,8 @@ int main(int argc, char** argv) {
     const rtctl::plugins_commands plugins_commands = rtctl::add_plugins_command(app, plugins);
     rtctl::conformance_options conformance;
     CLI::App* conformance_command = rtctl::add_conformance_command(app, conformance);
+    rtctl::inspect_options inspect;
+    CLI::App* inspect_command = rtctl::add_inspect_command(app, inspect);
     std::string shell;
     CLI::App* completion_command = rtctl::add_completion_command(app, shell);
 
@@ -137,6 +140,7 @@ int main(int argc, char** argv) {
     }
     if (*run_command) return rtctl::run_command(run);
     if (*check_command) return rtctl::check_command(check_script);
+    if (*inspect_command) return rtctl::inspect_command(inspect);
     if (*conformance_command) return rtctl::conformance_command(conformance);
     if (*config_commands.check) return rtctl::config_check_command(config);
     if (*config_commands.show) return rtctl::config_show_command(config);
