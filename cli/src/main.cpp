@@ -101,14 +101,14 @@ int main(int argc, char** argv) {
     CLI::App* run_command = rtctl::add_run_command(app, run);
     std::filesystem::path check_script;
     CLI::App* check_command = rtctl::add_check_command(app, check_script);
+    rtctl::inspect_options inspect;
+    CLI::App* inspect_command = rtctl::add_inspect_command(app, inspect);
     rtctl::config_options config;
     const rtctl::config_commands config_commands = rtctl::add_config_command(app, config);
     rtctl::plugins_options plugins;
     const rtctl::plugins_commands plugins_commands = rtctl::add_plugins_command(app, plugins);
     rtctl::conformance_options conformance;
     CLI::App* conformance_command = rtctl::add_conformance_command(app, conformance);
-    rtctl::inspect_options inspect;
-    CLI::App* inspect_command = rtctl::add_inspect_command(app, inspect);
     std::string shell;
     CLI::App* completion_command = rtctl::add_completion_command(app, shell);
 

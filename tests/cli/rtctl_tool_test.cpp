@@ -15,8 +15,8 @@ TEST_CASE("an unknown command is named as such - with the list of commands") {
     CHECK(r.status == 2);
     CHECK(r.out == "");
     CHECK(r.err ==
-          "rtctl: error: 'frobnicate' is not a command; the commands are: run, check, config, "
-          "plugins, conformance, completion (see rtctl --help)\n");
+          "rtctl: error: 'frobnicate' is not a command; the commands are: run, check, inspect, "
+          "config, plugins, conformance, completion (see rtctl --help)\n");
 
     const auto nested = run_rtctl({"plugins", "frob"});
     CHECK(nested.status == 2);
@@ -27,8 +27,8 @@ TEST_CASE("an unknown command is named as such - with the list of commands") {
     const auto none = run_rtctl({});
     CHECK(none.status == 2);
     CHECK(none.err ==
-          "rtctl: error: a command is needed; the commands are: run, check, config, plugins, "
-          "conformance, completion (see rtctl --help)\n");
+          "rtctl: error: a command is needed; the commands are: run, check, inspect, config, "
+          "plugins, conformance, completion (see rtctl --help)\n");
 }
 
 TEST_CASE("an unknown option is named - with the closest option of its command") {
@@ -137,7 +137,7 @@ TEST_CASE("completion bash completes commands - options - and files") {
     const auto r = run_rtctl({"completion", "bash"});
     REQUIRE(r.status == 0);
     CHECK(r.out.find("complete -o filenames -F _rtctl rtctl") != std::string::npos);
-    CHECK(complete(r.out, "rtctl \"\"") == "run check config plugins conformance completion\n");
+    CHECK(complete(r.out, "rtctl \"\"") == "run check inspect config plugins conformance completion\n");
     CHECK(complete(r.out, "rtctl pl") == "plugins\n");
     CHECK(complete(r.out, "rtctl plugins \"\"") == "list info\n");
     CHECK(complete(r.out, "rtctl run --max-s") == "--max-steps\n");
