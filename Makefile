@@ -6,7 +6,7 @@ PRESET ?= release
 BUILD := build/$(PRESET)
 PACKAGES := cmake ninja-build g++ pkg-config libboost-dev libboost-filesystem-dev \
             libcli11-dev libtomlplusplus-dev doctest-dev liburing-dev librapidcheck-dev \
-            redis-tools redis-server nlohmann-json3-dev
+            redis-tools redis-server nlohmann-json3-dev librsvg2-bin
 FUZZ_PACKAGES := clang-14 libfuzzer-14-dev
 FUZZ_SECONDS ?= 60
 
