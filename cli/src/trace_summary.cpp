@@ -29,6 +29,11 @@ std::string time_text(double us) {
     return fixed(us, us < 10 ? 2 : 1) + " us";
 }
 
+/// "1 poll", "2 polls".
+std::string count_of(std::uint64_t count, const std::string& noun) {
+    return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
+}
+
 /// The nearest-rank percentile of sorted values.
 double percentile(const std::vector<double>& sorted, double p) {
     const auto rank =
@@ -69,6 +74,29 @@ const json& args_of(const json& event) {
 }
 
 }  // namespace
+
+void trace_summary::add_wake_end(const std::string& id, std::int64_t thread, double at,
+                                 bool at_poll) {
+    auto& waiting_here = at_poll ? polls_without_wake_ : wakes_without_poll_;
+    auto& other_ends = at_poll ? wakes_without_poll_ : polls_without_wake_;
+    const auto other = other_ends.find(id);
+    if (other == other_ends.end()) {
+        waiting_here.emplace(id,
+                             at_poll ? wake_arrow{0, 0, thread, at} : wake_arrow{thread, at, 0, 0});
+        return;
+    }
+    wake_arrow arrow = other->second;
+    other_ends.erase(other);
+    if (at_poll) {
+        arrow.to_thread = thread;
+        arrow.to_us = at;
+    } else {
+        arrow.from_thread = thread;
+        arrow.from_us = at;
+    }
+    wake_latencies_us_.push_back(arrow.to_us - arrow.from_us);
+    arrows_.push_back(arrow);
+}
 
 trace_summary::task_info& trace_summary::task(std::uint64_t id) {
     task_info& info = tasks_[id];
@@ -129,19 +157,12 @@ void trace_summary::add(const json& event) {
         ++info.wakes;
         if (trace_field<bool>(args, "self")) ++info.self_wakes;
         ++wake_sources_[trace_field<std::string>(args, "from")];
-        open_wakes_[as_text(event.at("id"))] = {thread, at, 0, 0};
+        add_wake_end(as_text(event.at("id")), thread, at, false);
     } else if (category == "wake" && phase == "f") {
-        const auto found = open_wakes_.find(as_text(event.at("id")));
-        if (found != open_wakes_.end()) {
-            wake_arrow arrow = found->second;
-            open_wakes_.erase(found);
-            arrow.to_thread = thread;
-            arrow.to_us = at;
-            wake_latencies_us_.push_back(at - arrow.from_us);
-            arrows_.push_back(arrow);
-        }
+        add_wake_end(as_text(event.at("id")), thread, at, true);
     } else if (category == "timer") {
-        ++timers_[name];
+        // A fire may stand for several timers.
+        timers_[name] += args.contains("count") ? trace_field<std::uint64_t>(args, "count") : 1;
     } else if (category == "io") {
         ++io_[name];
     } else if (category == "region") {
@@ -166,7 +187,7 @@ void trace_summary::add(const json& event) {
 
 std::string trace_summary::report(const lint_thresholds& thresholds) const {
     std::string out = std::to_string(events_) + " events over " + time_text(last_us_ - first_us_) +
-                      " on " + std::to_string(thread_names_.size()) + " threads";
+                      " on " + count_of(thread_names_.size(), "thread");
     std::string names;
     for (const auto& [thread, name] : thread_names_)
         names += (names.empty() ? "" : ", ") + name;
@@ -194,8 +215,7 @@ std::string trace_summary::report(const lint_thresholds& thresholds) const {
         for (const auto* entry : busiest) {
             const task_info& info = entry->second;
             out += "  " + describe(entry->first) + ": " + time_text(info.poll_us) + ", " +
-                   std::to_string(info.polls) + " polls, longest " +
-                   time_text(info.longest_poll_us) +
+                   count_of(info.polls, "poll") + ", longest " + time_text(info.longest_poll_us) +
                    (info.site.empty() ? "" : ", spawned at " + info.site) + "\n";
         }
     }
@@ -255,10 +275,10 @@ std::string trace_summary::report(const lint_thresholds& thresholds) const {
     lint_kind(std::move(found));
     found.clear();
     for (const auto& [id, info] : tasks_)
-        if (info.wakes >= 2 && info.self_wakes * 2 > info.wakes)
+        if (info.self_wakes * 2 > info.wakes)
             found.push_back("task " + describe(id) + " woke itself for " +
                             std::to_string(info.self_wakes) + " of its " +
-                            std::to_string(info.wakes) + " wakes" +
+                            count_of(info.wakes, "wake") +
                             (info.site.empty() ? "" : "; spawned at " + info.site));
     lint_kind(std::move(found));
     found.clear();

@@ -61,6 +61,8 @@ class trace_summary {
   private:
     task_info& task(std::uint64_t id);
     void seen_at(double start_us, double end_us);
+    /// One end of a wake's flow: the wake (at_poll false) or the poll it caused.
+    void add_wake_end(const std::string& id, std::int64_t thread, double at, bool at_poll);
 
     std::size_t events_ = 0;
     double first_us_ = 0, last_us_ = 0;
@@ -69,7 +71,9 @@ class trace_summary {
     std::vector<poll_box> polls_;
     std::map<std::string, std::uint64_t> lanes_;
     std::map<std::string, std::uint64_t> wake_sources_;
-    std::unordered_map<std::string, wake_arrow> open_wakes_;  // by flow id, until their poll
+    // Each wake's two ends by flow id, until the other end comes: the workers'
+    // events are written worker by worker, so a poll may come before its wake.
+    std::unordered_map<std::string, wake_arrow> wakes_without_poll_, polls_without_wake_;
     std::vector<wake_arrow> arrows_;
     std::vector<double> wake_latencies_us_;
     std::map<std::string, std::uint64_t> timers_, io_, regions_;
