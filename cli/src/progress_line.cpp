@@ -63,8 +63,35 @@ void progress_line::draw_until_stopped(std::stop_token stop) {
         const auto elapsed = std::chrono::steady_clock::now() - started_;
         write_stderr(std::string(erase_line) +
                      fit_to_terminal(progress_text(runtime_.metrics(), elapsed)));
+        drawn_ = true;
         stopped_.wait_for(lock, stop, period, [] { return false; });
     }
+}
+
+void progress_line::write_above(std::ostream& to, const std::string& text) {
+    std::lock_guard lock(mutex_);
+    if (drawn_) write_stderr(erase_line);
+    drawn_ = false;
+    to << text << std::flush;
+}
+
+output_beside_progress::int_type output_beside_progress::overflow(int_type c) {
+    if (!traits_type::eq_int_type(c, traits_type::eof())) pending_ += traits_type::to_char_type(c);
+    return traits_type::not_eof(c);
+}
+
+std::streamsize output_beside_progress::xsputn(const char* text, std::streamsize size) {
+    pending_.append(text, static_cast<std::size_t>(size));
+    return size;
+}
+
+int output_beside_progress::sync() {
+    if (line_)
+        line_->write_above(target_, pending_);
+    else
+        target_ << pending_ << std::flush;
+    pending_.clear();
+    return target_ ? 0 : -1;
 }
 
 }  // namespace rtctl

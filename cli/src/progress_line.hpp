@@ -4,6 +4,8 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <ostream>
+#include <streambuf>
 #include <string>
 #include <thread>
 
@@ -30,6 +32,11 @@ class progress_line {
     progress_line(const progress_line&) = delete;
     progress_line& operator=(const progress_line&) = delete;
 
+    /// Writes `text` to `to` (flushed) with the line erased first, so that
+    /// output to the same terminal never lands beside it; the next redraw
+    /// puts the line back below.
+    void write_above(std::ostream& to, const std::string& text);
+
   private:
     void draw_until_stopped(std::stop_token stop);
 
@@ -37,7 +44,28 @@ class progress_line {
     std::chrono::steady_clock::time_point started_;
     std::mutex mutex_;
     std::condition_variable_any stopped_;
+    bool drawn_ = false;   // the line is on the terminal now
     std::jthread drawer_;  // last: it starts once the members above exist
+};
+
+/// The stream buffer of the script's output and errors in a run that may
+/// show a progress line: what a flush brings goes out through
+/// progress_line::write_above once a line is attached, straight to the
+/// target before. Its writers take turns (the interpreter's output lock).
+class output_beside_progress : public std::streambuf {
+  public:
+    explicit output_beside_progress(std::ostream& target) : target_(target) {}
+    void attach(progress_line* line) { line_ = line; }
+
+  protected:
+    int_type overflow(int_type c) override;
+    std::streamsize xsputn(const char* text, std::streamsize size) override;
+    int sync() override;
+
+  private:
+    std::ostream& target_;
+    progress_line* line_ = nullptr;
+    std::string pending_;
 };
 
 }  // namespace rtctl

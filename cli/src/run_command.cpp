@@ -78,6 +78,27 @@ std::string duration_to_nanoseconds(std::string& text) {
     return "";
 }
 
+/// The --progress line and the script's streams that erase it, taken down
+/// together (the streams let go first), at the end of the run or when an
+/// exception leaves it; before the runtime whose counters the line shows.
+struct progress_display {
+    output_beside_progress& out;
+    output_beside_progress& err;
+    std::optional<progress_line> line;
+
+    void start(const rtkit::runtime& runtime, std::chrono::steady_clock::time_point started) {
+        line.emplace(runtime, started);
+        out.attach(&*line);
+        err.attach(&*line);
+    }
+    void stop() {
+        out.attach(nullptr);
+        err.attach(nullptr);
+        line.reset();
+    }
+    ~progress_display() { stop(); }
+};
+
 }  // namespace
 
 CLI::App* add_run_command(CLI::App& app, run_options& options) {
@@ -199,8 +220,12 @@ int run_command(const run_options& options) {
         .max_tasks = options.max_tasks,
         .max_time = rtkit::duration(options.max_time_ns),
         .on_stop = [&watchdog] { watchdog->script_stopped(); }};
+    // The script's output and errors, which erase the --progress line
+    // before they go to the terminal.
+    output_beside_progress out_buffer(std::cout), err_buffer(std::cerr);
+    std::ostream script_out(&out_buffer), script_err(&err_buffer);
     // Declared before the runtime so that it outlives every task it runs.
-    rtkit::interp::interpreter interpreter(*program, std::cout, std::cerr, std::move(limits));
+    rtkit::interp::interpreter interpreter(*program, script_out, script_err, std::move(limits));
     std::optional<exit_watchdog::clock::duration> time_limit;
     if (options.max_time_ns > 0) time_limit = std::chrono::nanoseconds(options.max_time_ns);
     watchdog.emplace(time_limit, grace, [&interpreter] {
@@ -214,8 +239,8 @@ int run_command(const run_options& options) {
     try {
         const auto started = std::chrono::steady_clock::now();
         rtkit::runtime runtime(*config);
-        std::optional<progress_line> progress;
-        if (options.progress && ::isatty(STDERR_FILENO)) progress.emplace(runtime, started);
+        progress_display progress{out_buffer, err_buffer, std::nullopt};
+        if (options.progress && ::isatty(STDERR_FILENO)) progress.start(runtime, started);
         bool failed = false;
         try {
             runtime.block_on(interpreter.run(runtime));
@@ -223,7 +248,7 @@ int run_command(const run_options& options) {
             failed = true;  // each error was reported where it happened
         }
         watchdog->run_ended();
-        progress.reset();  // erases the line before anything else is printed
+        progress.stop();  // erases the line before anything else is printed
         if (!options.stats.empty()) {
             const auto elapsed = std::chrono::steady_clock::now() - started;
             std::cerr << (options.stats == "json" ? stats_json(runtime.metrics(), elapsed)

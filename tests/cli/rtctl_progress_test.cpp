@@ -82,13 +82,18 @@ struct rtctl_on_terminal {
 TEST_CASE(
     "--progress on a terminal: a status line redrawn while the script runs - erased at its end") {
     rtctl_on_terminal rtctl({"run", "tests/cli/scripts/waits_for_sigusr1.rts", "--progress"});
-    // The waiter alive, waiting on the signal (the signal stream has tasks of
-    // its own, so the count is not 1): drawn, then drawn again.
+    REQUIRE(rtctl.read_until("waiting"));
+    // The script's output starts a line of its own: the status line, when it
+    // was drawn, was erased first.
+    const std::size_t waiting = rtctl.seen.find("waiting");
+    CHECK((waiting == 0 || rtctl.seen[waiting - 1] == '\n' ||
+           rtctl.seen.compare(waiting - 4, 4, "\r\033[K") == 0));
+    // Then the line is drawn again, twice (it is redrawn).
     const std::string line = " alive, 0 done | timers ";
-    REQUIRE(rtctl.read_until(line));
-    const std::size_t first = rtctl.seen.find(line);
-    REQUIRE(rtctl.read_until("\r\033[Krtctl: ", first));
-    CHECK(rtctl.seen.find("\r\033[Krtctl: ") < first);
+    REQUIRE(rtctl.read_until(line, waiting));
+    const std::size_t drawn = rtctl.seen.find(line, waiting);
+    REQUIRE(rtctl.read_until(line, drawn + 1));
+    CHECK(rtctl.seen.find("\r\033[Krtctl: ", waiting) < drawn);
     kill(rtctl.pid, SIGUSR1);
     CHECK(rtctl.finish() == 0);
     CHECK(rtctl.seen.find("got SIGUSR1") != std::string::npos);
@@ -101,7 +106,7 @@ TEST_CASE(
 TEST_CASE("--progress on a terminal: the line is erased before the --stats table") {
     rtctl_on_terminal rtctl(
         {"run", "tests/cli/scripts/waits_for_sigusr1.rts", "--progress", "--stats"});
-    REQUIRE(rtctl.read_until(" alive, 0 done | timers "));
+    REQUIRE(rtctl.read_until("waiting"));
     kill(rtctl.pid, SIGUSR1);
     CHECK(rtctl.finish() == 0);
     const std::size_t table = rtctl.seen.find("rtctl: runtime statistics (");
