@@ -220,10 +220,12 @@ int run_command(const run_options& options) {
         .max_tasks = options.max_tasks,
         .max_time = rtkit::duration(options.max_time_ns),
         .on_stop = [&watchdog] { watchdog->script_stopped(); }};
-    // The script's output and errors, which erase the --progress line
-    // before they go to the terminal.
+    // With --progress, the script's output and errors erase the line before
+    // they go to the terminal.
     output_beside_progress out_buffer(std::cout), err_buffer(std::cerr);
-    std::ostream script_out(&out_buffer), script_err(&err_buffer);
+    std::ostream out_beside_progress(&out_buffer), err_beside_progress(&err_buffer);
+    std::ostream& script_out = options.progress ? out_beside_progress : std::cout;
+    std::ostream& script_err = options.progress ? err_beside_progress : std::cerr;
     // Declared before the runtime so that it outlives every task it runs.
     rtkit::interp::interpreter interpreter(*program, script_out, script_err, std::move(limits));
     std::optional<exit_watchdog::clock::duration> time_limit;
