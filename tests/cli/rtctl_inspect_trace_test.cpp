@@ -99,7 +99,11 @@ TEST_CASE("inspect TRACE: a real trace's tasks and timers agree with the run's o
         CHECK(r.out.find("\nwakes: ") != std::string::npos);
         CHECK(r.out.find("; wake to poll: p50 ") != std::string::npos);
         CHECK(r.out.find("\nlanes: ") != std::string::npos);
-        CHECK(r.out.find("\nlints: none\n") != std::string::npos);
+        // No task of fanout.rts wakes itself or is lost (a poll may take over
+        // 1 ms on a slow build: that lint depends on the machine).
+        CHECK(r.out.find("\nlints: ") != std::string::npos);
+        CHECK(r.out.find(" woke itself ") == std::string::npos);
+        CHECK(r.out.find(" can never run again") == std::string::npos);
     }
 }
 
