@@ -86,6 +86,7 @@ std::streamsize output_beside_progress::xsputn(const char* text, std::streamsize
 }
 
 int output_beside_progress::sync() {
+    std::lock_guard lock(mutex_);
     if (line_)
         line_->write_above(target_, pending_);
     else

@@ -50,12 +50,18 @@ class progress_line {
 
 /// The stream buffer of the script's output and errors in a run that may
 /// show a progress line: what a flush brings goes out through
-/// progress_line::write_above once a line is attached, straight to the
-/// target before. Its writers take turns (the interpreter's output lock).
+/// progress_line::write_above while a line is attached, straight to the
+/// target otherwise. Its writers take turns (the interpreter's output lock);
+/// attach() waits for a write in progress, so that once it returns the old
+/// line is no longer used (tasks still unwinding after a stopped run may
+/// print while the line is taken down).
 class output_beside_progress : public std::streambuf {
   public:
     explicit output_beside_progress(std::ostream& target) : target_(target) {}
-    void attach(progress_line* line) { line_ = line; }
+    void attach(progress_line* line) {
+        std::lock_guard lock(mutex_);
+        line_ = line;
+    }
 
   protected:
     int_type overflow(int_type c) override;
@@ -64,6 +70,7 @@ class output_beside_progress : public std::streambuf {
 
   private:
     std::ostream& target_;
+    std::mutex mutex_;  // line_, against a write in progress
     progress_line* line_ = nullptr;
     std::string pending_;
 };
