@@ -53,6 +53,10 @@ int inspect_trace(const inspect_options& options, std::istream& in) {
     } catch (const trace_error& e) {
         std::cerr << "rtctl: error: " << name << ": " << e.what() << '\n';
         return exit_bad_input;
+    } catch (const nlohmann::json::exception& e) {  // a value the checks let through
+        std::cerr << "rtctl: error: " << name << ": not a trace rtctl can read: " << e.what()
+                  << '\n';
+        return exit_bad_input;
     }
     if (in.bad()) {
         std::cerr << "rtctl: error: " << name << ": a read failed: " << std::strerror(errno)

@@ -65,6 +65,14 @@ std::string counts(const std::map<std::string, std::uint64_t>& by_name,
     return out;
 }
 
+/// The id that pairs a wake's flow start with its end: a number or a string.
+std::string flow_id(const json& event) {
+    const auto found = event.find("id");
+    if (found == event.end() || !(found->is_number() || found->is_string()))
+        throw trace_error("'id' is missing or not a number or a string");
+    return as_text(*found);
+}
+
 const json& args_of(const json& event) {
     static const json empty = json::object();
     const auto found = event.find("args");
@@ -157,9 +165,9 @@ void trace_summary::add(const json& event) {
         ++info.wakes;
         if (trace_field<bool>(args, "self")) ++info.self_wakes;
         ++wake_sources_[trace_field<std::string>(args, "from")];
-        add_wake_end(as_text(event.at("id")), thread, at, false);
+        add_wake_end(flow_id(event), thread, at, false);
     } else if (category == "wake" && phase == "f") {
-        add_wake_end(as_text(event.at("id")), thread, at, true);
+        add_wake_end(flow_id(event), thread, at, true);
     } else if (category == "timer") {
         // A fire may stand for several timers.
         timers_[name] += args.contains("count") ? trace_field<std::uint64_t>(args, "count") : 1;

@@ -222,6 +222,10 @@ TEST_CASE("inspect: a file that is not a trace gets an error saying what - where
         {"[{\"ph\":\"X\"}]", "not a trace: a trace is a JSON object whose \"traceEvents\" array"},
         {"{\"traceEvents\": {}}", "'traceEvents' is not an array; a trace is a JSON object"},
         {"{\"traceEvents\": [7]}", "event 0 is not an object"},
+        {"{\"traceEvents\": [{\"ph\":\"M\",\"name\":\"thread_name\",\"tid\":0,\"args\":{\"name\":"
+         "\"worker 0\"}}, {\"ph\":\"f\",\"cat\":\"wake\",\"name\":\"wake\",\"tid\":0,\"ts\":1}]}",
+         "event 1 ({\"cat\":\"wake\",\"name\":\"wake\",\"ph\":\"f\",\"tid\":0,\"ts\":1}): 'id' is "
+         "missing or not a number or a string"},
         {"{\"traceEvents\": [{\"ph\":\"i\",\"name\":\"spawn\",\"cat\":\"task\",\"tid\":0}]}",
          "event 0 ({\"cat\":\"task\",\"name\":\"spawn\",\"ph\":\"i\",\"tid\":0}): 'ts' is "
          "missing or not a number"},
