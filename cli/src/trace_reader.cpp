@@ -95,8 +95,10 @@ class trace_events_sax : public nlohmann::json_sax<json> {
                 try {
                     on_event_(event_, index_);
                 } catch (const trace_error& e) {
-                    throw trace_error("event " + std::to_string(index_) + " (" +
-                                      event_.dump().substr(0, 120) + "): " + e.what());
+                    throw trace_error(
+                        "event " + std::to_string(index_) + " (" +
+                        event_.dump(-1, ' ', false, json::error_handler_t::replace).substr(0, 120) +
+                        "): " + e.what());
                 }
                 ++index_;
             }
