@@ -86,15 +86,44 @@ std::string trace_timeline_svg(const trace_summary& trace) {
                number(row + box_height) + "\" x2=\"" + number(label_width + plot_width) +
                "\" y2=\"" + number(row + box_height) + "\" stroke=\"#ddd\"/>\n";
     }
+    // Polls that follow each other on a row within half a pixel are one box
+    // (its tooltip counts them; grey when they are of several tasks): a trace
+    // of millions of short polls stays a picture a browser can open.
+    struct box {
+        double start_x = 0, end_x = 0, total_us = 0;
+        std::uint64_t task = 0, polls = 0;
+        bool mixed = false;  // of more than one task
+    };
+    std::map<std::int64_t, box> open_boxes;  // by row
+    auto draw = [&](std::int64_t thread, const box& b) {
+        const std::string polls = std::to_string(b.polls) +
+                                  (b.polls == 1 ? " poll, " : " polls, ") + number(b.total_us) +
+                                  " us: ";
+        svg += "<rect x=\"" + number(b.start_x) + "\" y=\"" + number(row_y[thread]) +
+               "\" width=\"" + number(std::max(b.end_x - b.start_x, 0.5)) + "\" height=\"" +
+               number(box_height) + "\" fill=\"" + (b.mixed ? "#999" : task_colour(b.task)) +
+               "\"><title>" +
+               escape_xml(polls + (b.mixed ? "several tasks" : trace.describe(b.task))) +
+               "</title></rect>\n";
+    };
     for (const auto& poll : trace.polls()) {
         const double x = x_of(poll.start_us);
-        const double width = std::max(poll.duration_us / span * plot_width, 0.5);
-        svg += "<rect x=\"" + number(x) + "\" y=\"" + number(row_y[poll.thread]) + "\" width=\"" +
-               number(width) + "\" height=\"" + number(box_height) + "\" fill=\"" +
-               task_colour(poll.task) + "\"><title>" +
-               escape_xml(trace.describe(poll.task) + ": " + number(poll.duration_us) + " us") +
-               "</title></rect>\n";
+        const double end = x_of(poll.start_us + poll.duration_us);
+        const auto open = open_boxes.find(poll.thread);
+        if (open != open_boxes.end() && x >= open->second.start_x &&
+            x <= open->second.end_x + 0.5) {
+            box& b = open->second;
+            b.end_x = std::max(b.end_x, end);
+            b.total_us += poll.duration_us;
+            ++b.polls;
+            b.mixed = b.mixed || b.task != poll.task;
+            continue;
+        }
+        if (open != open_boxes.end()) draw(poll.thread, open->second);
+        open_boxes[poll.thread] = {x, end, poll.duration_us, poll.task, 1, false};
     }
+    for (const auto& [thread, b] : open_boxes)
+        draw(thread, b);
     for (const auto& wake : trace.wakes()) {
         svg += "<line x1=\"" + number(x_of(wake.from_us)) + "\" y1=\"" +
                number(row_y[wake.from_thread] + box_height / 2) + "\" x2=\"" +
@@ -104,9 +133,10 @@ std::string trace_timeline_svg(const trace_summary& trace) {
     }
     // The time axis: the start and the end of the trace.
     const double axis = y + 16;
-    svg += "<text x=\"" + number(label_width) + "\" y=\"" + number(axis) + "\">0 us</text>\n";
+    svg += "<text x=\"" + number(label_width) + "\" y=\"" + number(axis) + "\">0</text>\n";
     svg += "<text x=\"" + number(label_width + plot_width) + "\" y=\"" + number(axis) +
-           "\" text-anchor=\"end\">" + number(span) + " us</text>\n";
+           "\" text-anchor=\"end\">" +
+           (span >= 1000 ? number(span / 1000) + " ms" : number(span) + " us") + "</text>\n";
     return svg + "</svg>\n";
 }
 
