@@ -137,6 +137,14 @@ TEST_CASE(
     }
 }
 
+TEST_CASE("inspect TRACE: a TCP script's readiness events are counted as I/O") {
+    temp_file trace(".json");
+    REQUIRE(run_rtctl({"run", "examples/scripts/tcp_echo.rts", "--trace", trace.path}).status == 0);
+    const rtctl_result r = run_rtctl({"inspect", trace.path});
+    CHECK(r.status == 0);
+    CHECK(number_after(r.out, "\nio: ") > 0);
+}
+
 TEST_CASE("inspect TRACE: a task that woke itself for most of its wakes is a lint") {
     temp_file trace(".json");
     REQUIRE(
