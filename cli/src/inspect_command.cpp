@@ -1,6 +1,7 @@
 #include "inspect_command.hpp"
 
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
