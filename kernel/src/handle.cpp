@@ -423,7 +423,10 @@ void handle::cancel_region(region_node& region, cancel_reason reason) {
             w.cancel_region_tasks(region);
             continue;
         }
-        region.enter();  // keeps the region open until that worker has handled it
+        // Keeps the region open until that worker has handled it; a region
+        // that drained meanwhile (its owner cancelling it as its last task
+        // left) has no tasks left to cancel.
+        if (!region.try_enter()) return;
         try {
             w.send_request(new remote_request{remote_request::kind::cancel_region, &region});
         } catch (...) {

@@ -574,6 +574,10 @@ void worker::complete(task_header* task) noexcept {
     if (trace_) trace_end(task);
     using task_state::join_waker, task_state::one_ref, task_state::refs_of;
     region_node* const region = task->region();
+    // A failure its region's owner may have to take (region_node.hpp).
+    const task_extras* const extras = task->extras();
+    const bool kept_failed =
+        extras && extras->unobserved_failure && region->counted && region->keep_failed(*task);
     // Finished, and the store's reference dropped, in one locked instruction;
     // unless a joiner waits, whose wake needs the task alive until it is made.
     RTKIT_CHAOS_POINT(task_state_changing);
@@ -582,6 +586,7 @@ void worker::complete(task_header* task) noexcept {
         if (task->state.compare_exchange_weak(s, (s | task_state::complete) - one_ref,
                                               std::memory_order_acq_rel)) {
             if (refs_of(s) == 1) task->destroy_frame();  // no handle, no waker
+            if (kept_failed) region->tell_closer_of_failure();
             region->leave();  // last: may let the region's owner finish and free it
             return;
         }
@@ -593,6 +598,7 @@ void worker::complete(task_header* task) noexcept {
         joiner->adopt_as_waker().wake();
     }
     task->release();  // the store's reference
+    if (kept_failed) region->tell_closer_of_failure();
     region->leave();
 }
 

@@ -2,9 +2,11 @@
 
 #include <atomic>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "../support/recorded_diagnostics.hpp"
 #include "rtkit/detail/region_node.hpp"
 #include "test_support.hpp"
 
@@ -104,6 +106,121 @@ TEST_CASE("region: a failing body cancels the region's tasks - drains them - the
             // By the time the region rethrew, all five had unwound.
             CHECK(unwound == 5);
         }());
+    });
+}
+
+namespace {
+
+task<void> throws_after_yield(std::string message) {
+    co_await yield_now();
+    throw std::runtime_error(message);
+}
+
+/// Sleeps an hour; notes whether it was cancelled.
+task<void> sleeps_an_hour(std::atomic<bool>& cancelled) {
+    try {
+        co_await sleep(1h);
+    } catch (const task_cancelled&) {
+        cancelled = true;
+        throw;
+    }
+}
+
+}  // namespace
+
+TEST_CASE(
+    "region: a task that fails unjoined cancels the others once the body ends - then throws") {
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        std::atomic<bool> sibling_cancelled{false};
+        bool body_ended = false;
+        rt.block_on([&]() -> task<void> {
+            CHECK_THROWS_WITH_AS(co_await cx::current().region([&](cx scope) -> task<void> {
+                (void)scope.spawn(sleeps_an_hour(sibling_cancelled));
+                auto failed = scope.spawn(throws_after_yield("child failed"));
+                co_await test::yield_until([&] { return failed.is_finished(); });
+                // The body goes on: the rule applies once it has ended.
+                body_ended = true;
+            }),
+                                 "child failed", std::runtime_error);
+        }());
+        CHECK(body_ended);
+        CHECK(sibling_cancelled);
+    });
+}
+
+TEST_CASE("region: a task that fails while the region drains cancels the others at once") {
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        std::atomic<bool> sibling_cancelled{false};
+        rt.block_on([&]() -> task<void> {
+            test::manual_event go;
+            CHECK_THROWS_WITH_AS(co_await cx::current().region([&](cx scope) -> task<void> {
+                (void)scope.spawn(sleeps_an_hour(sibling_cancelled));
+                (void)scope.spawn([](test::manual_event& e) -> task<void> {
+                    co_await e.wait();
+                    throw std::runtime_error("failed late");
+                }(go));
+                // Fired by a task outside the region once the body has ended.
+                (void)spawn([](test::manual_event& e) -> task<void> {
+                    co_await yield_now();
+                    e.fire();
+                }(go));
+                co_return;
+            }),
+                                 "failed late", std::runtime_error);
+        }());
+        CHECK(sibling_cancelled);
+    });
+}
+
+TEST_CASE("region: a failure the body joins is the body's - the region ends normally") {
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        std::atomic<bool> sibling_cancelled{false};
+        rt.block_on([&]() -> task<void> {
+            const int value = co_await cx::current().region([&](cx scope) -> task<int> {
+                auto failed = scope.spawn(throws_after_yield("handled"));
+                const outcome<void> o = co_await std::move(failed);
+                co_return o.is_panicked() ? 7 : 0;
+            });
+            CHECK(value == 7);
+        }());
+        CHECK_FALSE(sibling_cancelled);
+    });
+}
+
+TEST_CASE("region: a failed task whose handle leaves the region is the holder's to join") {
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        rt.block_on([&]() -> task<void> {
+            join_handle<void> out =
+                co_await cx::current().region([&](cx scope) -> task<join_handle<void>> {
+                    co_return scope.spawn(throws_after_yield("joined outside"));
+                });
+            const outcome<void> o = co_await std::move(out);
+            CHECK_THROWS_WITH_AS(o.value(), "joined outside", std::runtime_error);
+        }());
+    });
+}
+
+TEST_CASE(
+    "region: a failing body comes first - a child's failure then goes to the diagnostics hook") {
+    test::on_both_flavors([&](const runtime_config& config) {
+        test::recorded_diagnostics diagnostics;
+        runtime rt(config);
+        rt.block_on([&]() -> task<void> {
+            CHECK_THROWS_WITH_AS(co_await cx::current().region([&](cx scope) -> task<void> {
+                auto failed = scope.spawn(throws_after_yield("child"));
+                co_await test::yield_until([&] { return failed.is_finished(); });
+                throw std::runtime_error("body");
+            }),
+                                 "body", std::runtime_error);
+        }());
+        rt.shutdown();
+        const auto seen = diagnostics.seen();
+        REQUIRE(seen.size() == 1);
+        CHECK(seen[0].message.find("child") != std::string::npos);
     });
 }
 

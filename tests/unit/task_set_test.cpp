@@ -271,7 +271,9 @@ TEST_CASE("task_set: spawning outside a task is refused") {
     CHECK(set.empty());
 }
 
-TEST_CASE("detach: the task runs on - its failure is reported - its region waits for it") {
+TEST_CASE(
+    "detach: the task runs on - its region waits for it - outside a region its failure is "
+    "reported") {
     test::recorded_diagnostics diagnostics;
     runtime rt;
     std::atomic<int> finished{0};
@@ -283,14 +285,27 @@ TEST_CASE("detach: the task runs on - its failure is reported - its region waits
             }(finished));
             ok.detach();
             CHECK_FALSE(ok.valid());
-            inner.spawn(fails()).detach();
             co_return;
         });
         CHECK(finished == 1);  // the region waited for the detached task
+        auto loose = spawn(fails());
+        loose.detach();
+        co_await yield_until([&] { return diagnostics.count() > 0; });
     }());
     rt.shutdown();
     std::vector<diagnostic> seen = diagnostics.seen();
     REQUIRE(seen.size() == 1);
     CHECK(seen[0].kind == diagnostic_kind::unobserved_task_failure);
     CHECK(seen[0].message.find("member failed") != std::string::npos);
+}
+
+TEST_CASE("detach: in a region a detached task's failure fails the region - as any unjoined one") {
+    runtime rt;
+    rt.block_on([&]() -> task<void> {
+        CHECK_THROWS_WITH_AS(co_await cx::current().region([&](cx inner) -> task<void> {
+            inner.spawn(fails()).detach();
+            co_return;
+        }),
+                             "member failed", std::runtime_error);
+    }());
 }

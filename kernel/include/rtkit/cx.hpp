@@ -139,7 +139,14 @@ class cx {
     /// Runs `body(inner)` in a new child region and returns its value once the
     /// region has closed: every task spawned through `inner` (or cx::current()
     /// inside the body) has finished. If the body throws, the region's tasks are
-    /// cancelled and drained, then the exception propagates.
+    /// cancelled and drained, then the exception propagates. If a task of the
+    /// region throws and nobody takes its outcome (its join handle was dropped
+    /// or detached unjoined, as every handle left in the body is when the body
+    /// ends), then once the body has ended the region's other tasks are
+    /// cancelled, and when they have ended the region throws that task's
+    /// exception (as a trio nursery does). A failure the body joins is the
+    /// body's to handle; so is one whose handle the body returns or stores
+    /// outside the region.
     template <class F>
     requires std::invocable<F&, cx>
     auto region(F body) const {

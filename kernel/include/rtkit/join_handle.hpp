@@ -83,8 +83,9 @@ class [[nodiscard]] join_handle {
     /// is empty afterwards. It is what dropping the handle does, said out
     /// loud (join_handle is [[nodiscard]]): the task still belongs to its
     /// region, which waits for it and whose cancellation reaches it, and if
-    /// it fails, the failure goes to the diagnostic hook, as every failure
-    /// nobody takes does (set_diagnostic_hook).
+    /// it fails, the failure fails that region (cx::region), or outside any
+    /// region goes to the diagnostic hook (set_diagnostic_hook), as every
+    /// failure nobody takes does.
     void detach() noexcept {
         if (task_) std::exchange(task_, nullptr)->release();
     }

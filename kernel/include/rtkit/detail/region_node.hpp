@@ -3,6 +3,8 @@
 #include <atomic>
 #include <cassert>
 #include <cstdint>
+#include <exception>
+#include <vector>
 
 #include "rtkit/outcome.hpp"
 #include "rtkit/sync/spin_lock.hpp"
@@ -11,6 +13,7 @@
 namespace rtkit::detail {
 
 class handle;
+struct task_header;
 
 /// The next region id (a process-wide counter).
 std::uint64_t next_region_id() noexcept;
@@ -50,6 +53,11 @@ struct region_node {
     region_node* next_sibling = nullptr;
     region_node* prev_sibling = nullptr;
     sync::detail::spin_lock children_lock;
+    /// Tasks of the region that ended by throwing, each kept with a reference
+    /// until the region's owner knows whether anybody takes their outcome
+    /// (region_failures.cpp). Under failed_lock.
+    std::vector<task_header*> failed_tasks;
+    sync::detail::spin_lock failed_lock;
 
     region_node() = default;
     /// A region that is never closed, so it keeps no count.
@@ -63,6 +71,18 @@ struct region_node {
     /// Something (a task or a child region) joins the region.
     void enter() noexcept {
         if (counted) word.fetch_add(one, std::memory_order_relaxed);
+    }
+    /// Enters, unless the region has drained or is about to (closing and
+    /// empty: its last leaver is marking it drained): then false. For a
+    /// caller that keeps the node alive meanwhile, such as its owner.
+    bool try_enter() noexcept {
+        if (!counted) return true;
+        std::uint64_t s = word.load(std::memory_order_acquire);
+        while (!(s & drained) && !((s & closing) && s / one == 0))
+            if (word.compare_exchange_weak(s, s + one, std::memory_order_acq_rel,
+                                           std::memory_order_acquire))
+                return true;
+        return false;
     }
     /// Something leaves; the last one out of a closing region wakes its closer.
     void leave() noexcept {
@@ -140,6 +160,25 @@ struct region_node {
         }
         node->children_lock.unlock();
     }
+    // A task that throws and whose outcome nobody takes fails its region:
+    // the region's owner cancels the others once its body has ended, and
+    // throws the failure when the region has drained (region_scope.hpp).
+
+    /// `task` ends by throwing (a worker completing it, before the task
+    /// leaves the region): keeps it. False when it could not (out of memory:
+    /// the failure then only goes to the diagnostics hook, as outside a region).
+    bool keep_failed(task_header& task) noexcept;
+    /// After keep_failed, once the worker no longer holds the task and
+    /// before the task leaves: an owner that waits for the drain looks again.
+    void tell_closer_of_failure() noexcept;
+    /// The owner: the first failure of a kept task that nobody else holds
+    /// (no join handle, no waker: nobody can take its outcome any more),
+    /// taken so that it is not also reported as unobserved; null if none.
+    /// Kept tasks whose outcome was taken are let go; the others stay.
+    std::exception_ptr take_unhandled_failure() noexcept;
+    /// The owner, once the region drained: lets every kept task go.
+    void release_failed() noexcept;
+
     /// True when this region was cancelled, or a region above it (which
     /// marks every region below it, and a new region below it at its start).
     bool is_cancelled() const noexcept { return cancelled.load(std::memory_order_acquire); }

@@ -10,11 +10,14 @@ namespace rtkit::detail {
 
 /// Waits until a closing region is empty. Not a cancellation point: a region
 /// must drain. If the waiting task is cancelled meanwhile, the cancellation is
-/// passed on to the region's tasks, and the wait goes on.
+/// passed on to the region's tasks, and the wait goes on. So is the first
+/// failure of a task nobody else holds (into `child_failure`, if no failure
+/// was there yet): the region's other tasks are cancelled.
 class region_drain_awaiter : leaf_check {
   public:
-    region_drain_awaiter(handle& home, region_node& node) noexcept
-        : leaf_check{&leaf_ready}, home_(home), node_(node) {}
+    region_drain_awaiter(handle& home, region_node& node,
+                         std::exception_ptr& child_failure) noexcept
+        : leaf_check{&leaf_ready}, home_(home), node_(node), child_failure_(child_failure) {}
     bool await_ready() noexcept { return node_.close(); }
     bool await_suspend(std::coroutine_handle<>) {
         task_header* self = current_task();
@@ -28,18 +31,25 @@ class region_drain_awaiter : leaf_check {
     static bool leaf_ready(leaf_check& self) noexcept {
         auto* me = static_cast<region_drain_awaiter*>(&self);
         if (me->node_.is_drained()) return true;
-        if (cancel_pending() && !me->passed_on_) {
-            me->passed_on_ = true;
-            try {
-                me->home_.cancel_region(me->node_, cancel_reason{"owner cancelled"});
-            } catch (...) {
-                // Out of memory while cancelling: the region still drains on its own.
-            }
+        if (!me->child_failure_) {
+            me->child_failure_ = me->node_.take_unhandled_failure();
+            if (me->child_failure_) me->cancel_tasks("a task of the region failed");
         }
+        if (cancel_pending()) me->cancel_tasks("owner cancelled");
         return false;
+    }
+    void cancel_tasks(const char* why) noexcept {
+        if (passed_on_) return;
+        passed_on_ = true;
+        try {
+            home_.cancel_region(node_, cancel_reason{why});
+        } catch (...) {
+            // Out of memory while cancelling: the region still drains on its own.
+        }
     }
     handle& home_;
     region_node& node_;
+    std::exception_ptr& child_failure_;
     bool passed_on_ = false;
 };
 
@@ -79,12 +89,21 @@ task<R> run_region(handle& home, region_node& parent, F body) {
     } catch (...) {
         failure = std::current_exception();
     }
-    if (failure) home.cancel_region(node, cancel_reason{"region body failed"});
-    co_await region_drain_awaiter(home, node);
+    // A failure of the body comes first; else that of a task nobody took.
+    std::exception_ptr child_failure;
+    if (failure) {
+        home.cancel_region(node, cancel_reason{"region body failed"});
+    } else if ((child_failure = node.take_unhandled_failure())) {
+        home.cancel_region(node, cancel_reason{"a task of the region failed"});
+    }
+    co_await region_drain_awaiter(home, node, failure ? failure : child_failure);
+    if (!failure && !child_failure) child_failure = node.take_unhandled_failure();
+    node.release_failed();
     node.unlink();
     if (home.tracing()) home.trace_region(node.id, false);
     parent.leave();
     if (failure) std::rethrow_exception(failure);
+    if (child_failure) std::rethrow_exception(child_failure);
     if constexpr (!std::is_void_v<R>) co_return std::move(*value);
 }
 
