@@ -401,8 +401,9 @@ template <bool traced>
         if (!next) return false;
     }
     // Counted as it starts: a snapshot taken while this batch runs on sees
-    // every poll that woke anyone.
+    // every poll that woke anyone, and that this worker holds a task.
     counters_.polls.add();
+    set_dispatching(true);
     if constexpr (traced)
         execute_traced(next);
     else
@@ -412,20 +413,25 @@ template <bool traced>
 
 namespace {
 /// Ends a dispatch batch, however it ends (a plugin's error may leave it):
-/// no task stays marked running once the worker is left alone.
+/// no task stays marked running once the worker is left alone, and the
+/// worker no longer counts as dispatching (poll_next marks it).
 struct settle_at_batch_end {
+    explicit settle_at_batch_end(worker& w) noexcept : w(w) {}
+    ~settle_at_batch_end() {
+        w.settle_suspended();
+        w.set_dispatching(false);
+    }
     worker& w;
-    ~settle_at_batch_end() { w.settle_suspended(); }
 };
 }  // namespace
 
 bool worker::run_once() {
-    settle_at_batch_end settle{*this};
+    settle_at_batch_end settle(*this);
     return trace_ ? poll_next<true>() : poll_next<false>();
 }
 
 std::size_t worker::run_batch(std::size_t limit) {
-    settle_at_batch_end settle{*this};
+    settle_at_batch_end settle(*this);
     std::size_t polls = 0;
     if (trace_) [[unlikely]] {
         while (polls < limit && poll_next<true>())

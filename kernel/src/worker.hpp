@@ -178,6 +178,11 @@ class worker {
     bool inbox_may_hold_tasks() const noexcept { return !tasks_in_.looks_empty(); }
     /// How many tasks the lanes hold (a snapshot).
     std::size_t queued() const noexcept { return queued_.load(std::memory_order_relaxed); }
+    /// Whether a dispatch batch that polled a task runs now (run_once,
+    /// run_batch): any thread, for metrics. A task the batch holds may be in
+    /// no queue meanwhile.
+    bool dispatching() const noexcept { return dispatching_.load(std::memory_order_relaxed); }
+    void set_dispatching(bool on) noexcept { dispatching_.store(on, std::memory_order_relaxed); }
     /// Whether a thief may get something here (a snapshot): the lanes hold
     /// entries, and no steal came back empty since the last push. A lane
     /// policy may keep entries from thieves (steal() gives "up to" max); a
@@ -264,6 +269,7 @@ class worker {
     sync::detail::spin_lock store_lock_;
     bool shared_;  ///< the group has other workers: take the locks
     std::atomic<std::size_t> queued_{0};
+    std::atomic<bool> dispatching_{false};
     std::atomic<bool> thieves_refused_{false};
     task_store store_;
     mpsc_queue<schedulable, task_link> tasks_in_;

@@ -217,6 +217,8 @@ void worker_group::collect(runtime_metrics& into) const {
         ended += m.tasks_ended;
         m.tasks_spawned = m.tasks_ended + workers_[i]->store().live_tasks();
         m.queued = workers_[i]->queued();
+        m.inbox_pending = workers_[i]->inbox_may_have_items();
+        m.dispatching = workers_[i]->dispatching();
         taken += m.injected_taken;
     }
     for (const worker_metrics& m : into.workers) {
@@ -236,6 +238,8 @@ void worker_group::collect(runtime_metrics& into) const {
         into.timers_fired += m.timers_fired;
         into.timers_cancelled += m.timers_cancelled;
         into.queued += m.queued;
+        into.inboxes_pending += m.inbox_pending ? 1 : 0;
+        into.workers_dispatching += m.dispatching ? 1 : 0;
     }
     into.tasks_alive = into.tasks_spawned - ended;
     into.tasks_completed = ended - into.tasks_cancelled - into.tasks_panicked;

@@ -242,7 +242,11 @@ bool engine::runtime_idle(const rtkit::runtime_metrics& runtime, std::size_t wai
     // watch's has fired, but a worker counts the timers it fired only after
     // waking their tasks, so it may still read as pending.
     const std::uint64_t watches = time_limit_ != rtkit::instant::max() ? 2 : 1;
-    return runtime.queued == 0 && runtime.injection_queue_depth == 0 &&
+    // No worker but the one polling this watch runs a dispatch batch: one
+    // that does may hold a task in no queue, for milliseconds on a busy host
+    // if the system gives its thread no processor.
+    return runtime.workers_dispatching <= 1 && runtime.queued == 0 &&
+           runtime.injection_queue_depth == 0 && runtime.inboxes_pending == 0 &&
            runtime.timers_pending <= watches && runtime.tasks_alive <= waiting_tasks + watches;
 }
 

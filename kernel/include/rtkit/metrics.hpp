@@ -47,6 +47,13 @@ struct worker_metrics {
 
     /// Now: entries in this worker's lanes.
     std::uint64_t queued = 0;
+    /// Now: whether its inbox holds something other threads handed it (a
+    /// task another worker woke, a request) that it has not taken in yet.
+    bool inbox_pending = false;
+    /// Now: whether it runs a dispatch batch (polls tasks, or is between two
+    /// polls of one): a task it holds then may be in no queue, even for long
+    /// if the system gives its thread no processor meanwhile.
+    bool dispatching = false;
 };
 
 /// A snapshot of a runtime's counters (runtime::metrics()). Taken while the
@@ -84,6 +91,11 @@ struct runtime_metrics {
     std::uint64_t timers_pending = 0;
     /// Now: entries in all workers' lanes.
     std::uint64_t queued = 0;
+    /// Now: workers whose inbox holds something not taken in yet
+    /// (worker_metrics::inbox_pending).
+    std::uint64_t inboxes_pending = 0;
+    /// Now: workers running a dispatch batch (worker_metrics::dispatching).
+    std::uint64_t workers_dispatching = 0;
     /// Now: tasks handed in from threads that drive no worker and not yet
     /// taken by one (the injector and the workers' inboxes).
     std::uint64_t injection_queue_depth = 0;
