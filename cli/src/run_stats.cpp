@@ -39,6 +39,8 @@ std::vector<counter_row> runtime_rows(const rtkit::runtime_metrics& m) {
             {"timers_cancelled", m.timers_cancelled},
             {"timers_pending", m.timers_pending},
             {"queued", m.queued},
+            {"inboxes_pending", m.inboxes_pending},
+            {"workers_dispatching", m.workers_dispatching},
             {"roots_running", m.roots_running},
             {"io_registrations", m.io_registrations}};
 }
@@ -63,7 +65,9 @@ std::vector<counter_row> worker_rows(const rtkit::worker_metrics& w) {
             {"timers_armed", w.timers_armed},
             {"timers_fired", w.timers_fired},
             {"timers_cancelled", w.timers_cancelled},
-            {"queued", w.queued}};
+            {"queued", w.queued},
+            {"inbox_pending", w.inbox_pending ? 1u : 0u},
+            {"dispatching", w.dispatching ? 1u : 0u}};
 }
 
 std::string padded(std::string text, std::size_t width, bool right) {
