@@ -137,7 +137,8 @@ TEST_CASE("completion bash completes commands - options - and files") {
     const auto r = run_rtctl({"completion", "bash"});
     REQUIRE(r.status == 0);
     CHECK(r.out.find("complete -o filenames -F _rtctl rtctl") != std::string::npos);
-    CHECK(complete(r.out, "rtctl \"\"") == "run check inspect config plugins conformance completion\n");
+    CHECK(complete(r.out, "rtctl \"\"") ==
+          "run check inspect config plugins conformance completion\n");
     CHECK(complete(r.out, "rtctl pl") == "plugins\n");
     CHECK(complete(r.out, "rtctl plugins \"\"") == "list info\n");
     CHECK(complete(r.out, "rtctl run --max-s") == "--max-steps\n");
