@@ -1,7 +1,6 @@
 #pragma once
 // rtkit::task_name: what a trace calls a task, and where it was spawned.
 #include <cstdint>
-#include <source_location>
 #include <string>
 #include <string_view>
 
@@ -14,17 +13,21 @@ namespace rtkit {
 /// when the runtime traces, and ignores them otherwise (then a named spawn
 /// costs one branch more than an unnamed one).
 struct task_name {
+    // The site comes from __builtin_FILE / __builtin_LINE, which GCC and
+    // Clang both give as default arguments: std::source_location needs a
+    // builtin that Clang 14 with libstdc++ 12 does not have.
+
     /// The site is where this is made: the spawn call that converts a string.
-    task_name(std::string_view name,
-              std::source_location where = std::source_location::current()) noexcept
-        : name(name), file(where.file_name()), line(where.line()) {}
+    task_name(std::string_view name, const char* file = __builtin_FILE(),
+              std::uint32_t line = __builtin_LINE()) noexcept
+        : name(name), file(file), line(line) {}
     /// The same from a literal, `spawn("fetch", ...)` (one conversion, not two).
-    task_name(const char* name,
-              std::source_location where = std::source_location::current()) noexcept
-        : task_name(std::string_view(name), where) {}
-    task_name(const std::string& name,
-              std::source_location where = std::source_location::current()) noexcept
-        : task_name(std::string_view(name), where) {}
+    task_name(const char* name, const char* file = __builtin_FILE(),
+              std::uint32_t line = __builtin_LINE()) noexcept
+        : task_name(std::string_view(name), file, line) {}
+    task_name(const std::string& name, const char* file = __builtin_FILE(),
+              std::uint32_t line = __builtin_LINE()) noexcept
+        : task_name(std::string_view(name), file, line) {}
     /// A task spawned for code elsewhere, such as a script's line.
     task_name(std::string_view name, std::string_view file, std::uint32_t line) noexcept
         : name(name), file(file), line(line) {}
