@@ -81,7 +81,8 @@ struct rtctl_on_terminal {
 
 TEST_CASE(
     "--progress on a terminal: a status line redrawn while the script runs - erased at its end") {
-    rtctl_on_terminal rtctl({"run", "tests/cli/scripts/waits_for_sigusr1.rts", "--progress"});
+    rtctl_on_terminal rtctl(
+        {"run", "tests/cli/signal_scripts/waits_for_sigusr1.rts", "--progress"});
     REQUIRE(rtctl.read_until("waiting"));
     // The script's output starts a line of its own: the status line, when it
     // was drawn, was erased first.
@@ -105,7 +106,7 @@ TEST_CASE(
 
 TEST_CASE("--progress on a terminal: the line is erased before the --stats table") {
     rtctl_on_terminal rtctl(
-        {"run", "tests/cli/scripts/waits_for_sigusr1.rts", "--progress", "--stats"});
+        {"run", "tests/cli/signal_scripts/waits_for_sigusr1.rts", "--progress", "--stats"});
     REQUIRE(rtctl.read_until("waiting"));
     kill(rtctl.pid, SIGUSR1);
     CHECK(rtctl.finish() == 0);
