@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
 #include <mutex>
@@ -37,6 +38,20 @@ inline std::atomic<const char*> scenario{""};
 inline std::atomic<std::int64_t> started_ns{0};
 /// A seed running longer than this has hung.
 inline constexpr std::chrono::seconds hang_limit{60};
+/// Told when a run starts or ends (the hang watchdog waits on it). Never
+/// destroyed: the detached watchdog still waits on it at exit.
+struct run_signal {
+    std::mutex lock;
+    std::condition_variable changed;
+};
+inline run_signal& run_changed = *new run_signal;
+inline void mark_run(std::int64_t started) {
+    {
+        std::lock_guard guard(run_changed.lock);
+        started_ns = started;
+    }
+    run_changed.changed.notify_all();
+}
 
 inline std::int64_t now_ns() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -90,15 +105,23 @@ inline void install_reporting() {
 #endif
         ::signal(SIGABRT, on_fatal_signal);
         ::signal(SIGSEGV, on_fatal_signal);
+        // Waits for each run's deadline, or for the run to end first.
         std::thread([] {
+            std::unique_lock guard(run_changed.lock);
             for (;;) {
-                std::this_thread::sleep_for(std::chrono::seconds(1));
                 const std::int64_t started = started_ns.load();
-                if (started != 0 &&
-                    now_ns() - started > std::chrono::nanoseconds(hang_limit).count()) {
-                    say_seed("a run hung");
-                    std::_Exit(3);
+                if (started == 0) {
+                    run_changed.changed.wait(guard);
+                    continue;
                 }
+                const auto deadline =
+                    std::chrono::steady_clock::time_point(std::chrono::nanoseconds(started)) +
+                    hang_limit;
+                if (run_changed.changed.wait_until(guard, deadline,
+                                                   [&] { return started_ns.load() != started; }))
+                    continue;
+                say_seed("a run hung");
+                std::_Exit(3);
             }
         }).detach();
     });
@@ -128,12 +151,12 @@ void for_each_chaos_seed(const char* name, Scenario&& scenario) {
         INFO("chaos seed " << s << " after " << tried
                            << " runs that passed (replay: RTKIT_CHAOS_SEED=" << s << ")");
         chaos_run::seed = s;
-        chaos_run::started_ns = chaos_run::now_ns();
+        chaos_run::mark_run(chaos_run::now_ns());
         detail::chaos::reseed(s);
         struct calm_after {  // also when a REQUIRE ends the test case
             ~calm_after() {
                 detail::chaos::reseed(0);
-                chaos_run::started_ns = 0;
+                chaos_run::mark_run(0);
             }
         } calm;
         scenario();
