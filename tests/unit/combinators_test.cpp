@@ -17,6 +17,16 @@ task<int> fails_after(std::chrono::milliseconds d) {
     co_await sleep(d);
     throw std::runtime_error("failed");
 }
+/// Sleeps an hour (returning 1 if it ever wakes); counts into `unwound`
+/// when its frame unwinds.
+task<int> sleeps_an_hour_counting_unwind(std::atomic<int>& unwound) {
+    struct mark {
+        std::atomic<int>& n;
+        ~mark() { ++n; }
+    } guard{unwound};
+    co_await sleep(std::chrono::hours(1));
+    co_return 1;
+}
 }  // namespace
 
 TEST_CASE("join_all: every value in order when all are ok") {
@@ -53,14 +63,7 @@ TEST_CASE(
         std::atomic<int> loser_unwound{0};
         rt.block_on([&]() -> task<void> {
             std::vector<task<int>> ts;
-            ts.push_back([](std::atomic<int>& n) -> task<int> {
-                struct mark {
-                    std::atomic<int>& n;
-                    ~mark() { ++n; }
-                } guard{n};
-                co_await sleep(std::chrono::hours(1));
-                co_return 1;
-            }(loser_unwound));
+            ts.push_back(sleeps_an_hour_counting_unwind(loser_unwound));
             ts.push_back(after(3ms, 2));
             auto o = co_await race(std::move(ts));
             CHECK(o.value() == 2);
@@ -77,14 +80,7 @@ TEST_CASE("race: cancelling the racer cancels and drains every contender") {
             auto racer = spawn([](std::atomic<int>& n) -> task<int> {
                 std::vector<task<int>> ts;
                 for (int i = 0; i < 3; ++i)
-                    ts.push_back([](std::atomic<int>& n) -> task<int> {
-                        struct mark {
-                            std::atomic<int>& n;
-                            ~mark() { ++n; }
-                        } guard{n};
-                        co_await sleep(std::chrono::hours(1));
-                        co_return 1;
-                    }(n));
+                    ts.push_back(sleeps_an_hour_counting_unwind(n));
                 co_return (co_await race(std::move(ts))).value();
             }(unwound));
             co_await sleep(2ms);
