@@ -411,6 +411,11 @@ void handle::cancel_region(region_node& region, cancel_reason reason) {
     auto* mine = new cancel_reason(std::move(reason));
     cancel_reason* none = nullptr;
     if (!region.reason.compare_exchange_strong(none, mine, std::memory_order_acq_rel)) delete mine;
+    // A task cancelling a region it is in sees it in this very poll: its
+    // store, which the walks below look at, may be another worker's, which
+    // handles the request later.
+    if (task_header* self = current_task(); self && region.contains(self->region()))
+        request_cancel(self, region.cancel_reason_or_default());
     // Marked already: by an earlier call, or by a cancellation of a region
     // above it, whose look at the stores covered this region's tasks too
     // (and a task that starts later sees the mark at its first poll).

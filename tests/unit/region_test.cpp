@@ -6,6 +6,7 @@
 #include <thread>
 #include <vector>
 
+#include "../support/deadlock_watchdog.hpp"
 #include "../support/recorded_diagnostics.hpp"
 #include "rtkit/detail/region_node.hpp"
 #include "test_support.hpp"
@@ -299,6 +300,40 @@ TEST_CASE("region: a task that cancels its own region in its first poll sees it 
                 CHECK(o.reason().message == "from inside");
             });
         }());
+    });
+}
+
+TEST_CASE("region: a stolen task that cancels its own region sees it at once") {
+    // The task runs on the worker that stole it while the worker whose store
+    // holds it is kept busy: that worker cannot look at its store, and the
+    // task must still see the cancellation in the poll that asked for it.
+    test::run_or_abort_on_deadlock("a stolen task cancelling its own region", [] {
+        runtime rt(test::multi_thread(2));
+        for (int round = 0; round < 10; ++round) {
+            rt.block_on([]() -> task<void> {
+                co_await spawn([]() -> task<void> {
+                    co_await cx::current().region([](cx scope) -> task<void> {
+                        std::atomic<bool> finished{false};
+                        auto self_cancelling = scope.spawn([&finished](cx own) -> task<int> {
+                            struct mark_finished {
+                                std::atomic<bool>& flag;
+                                ~mark_finished() { flag.store(true); }
+                            } at_exit{finished};
+                            own.cancel_region(cancel_reason{"from a thief"});
+                            own.checkpoint();
+                            co_return 1;
+                        });
+                        const auto limit = std::chrono::steady_clock::now() + 10s;
+                        while (!finished.load() && std::chrono::steady_clock::now() < limit)
+                            std::this_thread::yield();
+                        REQUIRE(finished.load());
+                        outcome<int> o = co_await std::move(self_cancelling);
+                        REQUIRE(o.is_cancelled());
+                        CHECK(o.reason().message == "from a thief");
+                    });
+                }());
+            }());
+        }
     });
 }
 
