@@ -5,6 +5,7 @@
 
 #include "lane_entries.hpp"
 #include "rtkit/cx.hpp"
+#include "rtkit/detail/coop_budget.hpp"
 #include "rtkit/detail/region_node.hpp"
 #include "rtkit/detail/task_extras.hpp"
 #include "rtkit/detail/task_header.hpp"
@@ -16,6 +17,7 @@ namespace rtkit::detail {
 
 __thread task_header* current_task_slot __attribute__((tls_model("initial-exec"))) = nullptr;
 __thread bool yield_requested_slot __attribute__((tls_model("initial-exec"))) = false;
+__thread std::uint32_t coop_budget_slot __attribute__((tls_model("initial-exec"))) = coop_budget;
 __thread void* frame_to_keep_slot __attribute__((tls_model("initial-exec"))) = nullptr;
 __thread std::size_t kept_frame_size_slot __attribute__((tls_model("initial-exec"))) = 0;
 __thread handle* driving_slot __attribute__((tls_model("initial-exec"))) = nullptr;

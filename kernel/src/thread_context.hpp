@@ -4,6 +4,7 @@
 // scoped guard that restores the previous value, so nested block_on calls
 // (same or different runtimes) unwind cleanly.
 #include "frame_pages.hpp"
+#include "rtkit/detail/coop_budget.hpp"
 #include "rtkit/detail/handle.hpp"
 #include "rtkit/detail/task_header.hpp"
 #include "worker_group.hpp"
@@ -36,11 +37,15 @@ class scoped_task {
 
 /// Makes this thread the driver of the worker behind `h`, for one scope; the
 /// frame chunks it maps meanwhile follow that runtime's huge page setting.
+/// The thread's cooperative budget starts full, so that where a run's forced
+/// yields fall does not depend on what the thread ran before (a lab run
+/// replays).
 class scoped_driving {
   public:
     explicit scoped_driving(handle* h) noexcept
         : saved_(driving_slot), pages_(h && h->group().huge_pages()) {
         driving_slot = h;
+        coop_budget_slot = coop_budget;
     }
     ~scoped_driving() { driving_slot = saved_; }
     scoped_driving(const scoped_driving&) = delete;

@@ -204,8 +204,10 @@ TEST_CASE("shutdown: on multi_thread a worker with a sleeping local task and bus
                     // Stops when its partner is gone: a task started after
                     // shutdown began unwinds at its first poll, and a loop
                     // on closed channels would never suspend again.
-                    for (int i = 0;; ++i)
-                        if (!co_await out.send(i) || !co_await in.recv()) co_return;
+                    for (int i = 0;; ++i) {
+                        if (!co_await out.send(i)) co_return;
+                        if (!co_await in.recv()) co_return;
+                    }
                 }(std::move(ping_tx), std::move(pong_rx)));
                 (void)spawn([](sync::channel_receiver<int> in,
                                sync::channel_sender<int> out) -> task<void> {

@@ -9,6 +9,7 @@
 
 #include "net_error.hpp"
 #include "rtkit/detail/chaos.hpp"
+#include "rtkit/detail/coop_budget.hpp"
 #include "rtkit/detail/handle.hpp"
 
 namespace rtkit::net::detail {
@@ -178,7 +179,13 @@ bool io_operation::advance() {
 }
 
 bool io_operation::await_suspend(std::coroutine_handle<>) {
-    if (advance()) return false;
+    if (advance()) {
+        // Done at once: go on, or let the worker's other tasks run first when
+        // this task has spent its budget (a socket that always has data).
+        if (rtkit::detail::coop_continue(current_task())) return false;
+        rtkit::detail::suspend_as_yield();
+        return true;
+    }
     rtkit::detail::task_header* self = current_task();
     if (deadline_ && !timer_armed_) {
         timer_ = self->home().arm_timer(*deadline_, self->make_waker());

@@ -337,12 +337,13 @@ class broadcast_receiver {
             if (detail::cancel_pending(task_)) return true;
             std::unique_lock guard(owner_.state_->lock);
             result_ = owner_.state_->take(owner_.next_);
-            if (result_) return true;
+            if (result_) return rtkit::detail::coop_continue(task_);
             detail::require_task(task_);  // throws (and unlocks) outside a task
             guard.release();              // one critical section with the queueing
             return false;
         }
         void await_suspend(std::coroutine_handle<>) noexcept {
+            if (result_) return rtkit::detail::suspend_as_yield();
             owner_.state_->wait(node_, task_);
             owner_.state_->lock.unlock();
         }

@@ -278,16 +278,16 @@ class channel_sender {
             std::unique_lock guard(state_.lock);
             if (!state_.receiver_alive) {
                 result_ = result::closed;
-                return true;
+                return rtkit::detail::coop_continue(task_);
             }
             if (state_.hand_to_receiver(std::move(value_), wakes)) {
                 result_ = result::sent;
-                return true;
+                return rtkit::detail::coop_continue(task_);
             }
             if (state_.slots.try_acquire(1)) {
                 state_.push_acquired(std::move(value_), wakes);
                 result_ = result::sent;
-                return true;
+                return rtkit::detail::coop_continue(task_);
             }
             sync::detail::require_task(task_);  // throws (and unlocks) outside a task
             // Keep the lock into await_suspend: checking and queueing are then
@@ -296,6 +296,7 @@ class channel_sender {
             return false;
         }
         void await_suspend(std::coroutine_handle<>) noexcept {
+            if (result_ != result::waiting) return rtkit::detail::suspend_as_yield();
             state_.wait_for_slot(node_, task_);
             state_.lock.unlock();
         }
@@ -340,17 +341,18 @@ class channel_sender {
             std::unique_lock guard(state_.lock);
             if (!state_.receiver_alive) {
                 result_ = result::closed;
-                return true;
+                return rtkit::detail::coop_continue(task_);
             }
             if (state_.slots.try_acquire(1)) {
                 result_ = result::reserved;
-                return true;
+                return rtkit::detail::coop_continue(task_);
             }
             sync::detail::require_task(task_);
             guard.release();  // into await_suspend, as in send_awaiter
             return false;
         }
         void await_suspend(std::coroutine_handle<>) noexcept {
+            if (result_ != result::waiting) return rtkit::detail::suspend_as_yield();
             state_.wait_for_slot(node_, task_);
             state_.lock.unlock();
         }
@@ -461,13 +463,14 @@ class channel_receiver {
             std::unique_lock guard(state_.lock);
             if (state_.take(node_.value, wakes)) {
                 done_ = true;
-                return true;
+                return rtkit::detail::coop_continue(task_);
             }
             sync::detail::require_task(task_);
             guard.release();  // into await_suspend, as in send_awaiter
             return false;
         }
         void await_suspend(std::coroutine_handle<>) noexcept {
+            if (done_) return rtkit::detail::suspend_as_yield();
             sync::detail::arm(node_, task_);
             node_.state.store(sync::detail::wait_state::queued, std::memory_order_relaxed);
             state_.receiver = &node_;

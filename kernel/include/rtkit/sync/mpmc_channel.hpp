@@ -214,18 +214,19 @@ class mpmc_sender {
             std::unique_lock guard(state_.lock);
             if (state_.receivers == 0) {
                 result_ = result::closed;
-                return true;
+                return rtkit::detail::coop_continue(task_);
             }
             if (state_.slots.try_acquire(1)) {
                 state_.deliver(std::move(value_), wakes);
                 result_ = result::sent;
-                return true;
+                return rtkit::detail::coop_continue(task_);
             }
             detail::require_task(task_);  // throws (and unlocks) outside a task
             guard.release();              // one critical section with the queueing
             return false;
         }
         void await_suspend(std::coroutine_handle<>) noexcept {
+            if (result_ != result::waiting) return rtkit::detail::suspend_as_yield();
             node_.amount = 1;
             detail::arm(node_, task_);
             state_.slots.enqueue(node_);
@@ -331,13 +332,14 @@ class mpmc_receiver {
             std::unique_lock guard(state_.lock);
             if (state_.take(value_, wakes)) {
                 done_ = true;
-                return true;
+                return rtkit::detail::coop_continue(task_);
             }
             detail::require_task(task_);  // throws (and unlocks) outside a task
             guard.release();              // one critical section with the queueing
             return false;
         }
         void await_suspend(std::coroutine_handle<>) noexcept {
+            if (done_) return rtkit::detail::suspend_as_yield();
             detail::arm(node_, task_);
             state_.receiving.push_back(node_);
             state_.lock.unlock();

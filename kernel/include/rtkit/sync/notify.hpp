@@ -37,13 +37,14 @@ class notify {
             if (owner_.permit_) {
                 owner_.permit_ = false;
                 done_ = true;
-                return true;
+                return rtkit::detail::coop_continue(task_);
             }
             detail::require_task(task_);  // throws (and unlocks) outside a task
             guard.release();              // one critical section with await_suspend's queueing
             return false;
         }
         void await_suspend(std::coroutine_handle<>) noexcept {
+            if (done_) return rtkit::detail::suspend_as_yield();
             detail::arm(node_, task_);
             owner_.waiters_.push_back(node_);
             owner_.lock_.unlock();

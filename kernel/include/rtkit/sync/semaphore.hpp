@@ -74,7 +74,7 @@ class semaphore {
             std::unique_lock guard(owner_.lock_);
             if (owner_.permits_.try_acquire(node_.amount)) {
                 acquired_ = true;
-                return true;
+                return rtkit::detail::coop_continue(task_);
             }
             detail::require_task(task_);  // throws (and unlocks) outside a task
             // Keep the lock into await_suspend: checking and queueing are then
@@ -83,6 +83,7 @@ class semaphore {
             return false;
         }
         void await_suspend(std::coroutine_handle<>) noexcept {
+            if (acquired_) return rtkit::detail::suspend_as_yield();
             detail::arm(node_, task_);
             owner_.permits_.enqueue(node_);
             owner_.lock_.unlock();

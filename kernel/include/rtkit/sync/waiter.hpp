@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "rtkit/cx.hpp"
+#include "rtkit/detail/coop_budget.hpp"
 #include "rtkit/detail/task_header.hpp"
 #include "rtkit/waker.hpp"
 

@@ -196,12 +196,13 @@ class watch_receiver {
             task_ = rtkit::detail::current_task();
             if (detail::cancel_pending(task_)) return true;
             std::unique_lock guard(owner_.state_->lock);
-            if (check()) return true;
+            if (check()) return rtkit::detail::coop_continue(task_);
             detail::require_task(task_);  // throws (and unlocks) outside a task
             guard.release();              // one critical section with the queueing
             return false;
         }
         void await_suspend(std::coroutine_handle<>) noexcept {
+            if (done_) return rtkit::detail::suspend_as_yield();
             detail::arm(node_, task_);
             owner_.state_->waiting.push_back(node_);
             owner_.state_->lock.unlock();

@@ -1,0 +1,177 @@
+// The cooperative budget: a task whose awaits all complete at once still
+// lets the other tasks of its worker run, and its worker still shuts down.
+#include <doctest/doctest.h>
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+
+#include "../support/deadlock_watchdog.hpp"
+#include "rtkit/detail/coop_budget.hpp"
+#include "rtkit/net/pipe.hpp"
+#include "rtkit/sync/channel.hpp"
+#include "rtkit/sync/semaphore.hpp"
+#include "test_support.hpp"
+
+using namespace rtkit;
+
+namespace {
+
+/// The flavors where two tasks share one worker: current_thread, and
+/// multi_thread with a single worker.
+std::array<runtime_config, 2> one_worker_flavors() {
+    return {runtime_config{}, test::multi_thread(1)};
+}
+
+/// The other task: it only raises `flag`. Each busy task below spawns it just
+/// before its loop (so it is queued behind the busy one, on the same worker)
+/// and counts how many of its awaits completed before the flag went up.
+task<void> raises(std::atomic<bool>& flag) {
+    flag = true;
+    co_return;
+}
+
+constexpr std::size_t plenty = 20'000;
+
+task<std::size_t> receives_until(sync::channel_receiver<std::size_t> rx, std::atomic<bool>& stop) {
+    auto other = spawn(raises(stop));
+    std::size_t n = 0;
+    while (!stop) {
+        if (!co_await rx.recv()) break;
+        ++n;
+    }
+    co_await std::move(other);
+    co_return n;
+}
+
+task<std::size_t> sends_until(sync::channel_sender<std::size_t> tx, std::atomic<bool>& stop) {
+    auto other = spawn(raises(stop));
+    std::size_t n = 0;
+    while (!stop && n < plenty) {
+        if (!co_await tx.send(n)) break;
+        ++n;
+    }
+    co_await std::move(other);
+    co_return n;
+}
+
+task<std::size_t> acquires_until(sync::semaphore& permits, std::atomic<bool>& stop) {
+    auto other = spawn(raises(stop));
+    std::size_t n = 0;
+    for (; !stop && n < plenty; ++n)
+        (void)co_await permits.acquire();
+    co_await std::move(other);
+    co_return n;
+}
+
+task<std::size_t> reads_until(std::atomic<bool>& stop) {
+    // Opened on the worker that reads it.
+    net::pipe_ends pipe = net::open_pipe();
+    std::array<char, 4096> block{};
+    for (int i = 0; i < 8; ++i)
+        co_await pipe.writer.write_all(block.data(), block.size());
+    pipe.writer.close();  // the reader ends once it has it all
+    // The first read may wait for the reactor to report the data; from
+    // then on every read finds some at once.
+    char byte;
+    REQUIRE(co_await pipe.reader.read(&byte, 1) == 1);
+    auto other = spawn(raises(stop));
+    std::size_t n = 0;
+    while (!stop) {
+        if (co_await pipe.reader.read(&byte, 1) != 1) break;
+        ++n;
+    }
+    co_await std::move(other);
+    co_return n;
+}
+
+}  // namespace
+
+TEST_CASE("coop budget: a receiver whose channel is never empty lets the other tasks run") {
+    for (const runtime_config& config : one_worker_flavors()) {
+        INFO("flavor: " << config.flavor << " workers: " << config.workers);
+        runtime rt(config);
+        std::atomic<bool> other_ran{false};
+        const std::size_t received =
+            rt.block_on([](std::atomic<bool>& other_ran) -> task<std::size_t> {
+                sync::channel<std::size_t> ch = sync::make_channel<std::size_t>(plenty);
+                for (std::size_t i = 0; i < plenty; ++i)
+                    REQUIRE(ch.tx.try_send(i) == sync::try_send_result::sent);
+                { auto all_sent = std::move(ch.tx); }  // the receiver ends once it has them all
+                outcome<std::size_t> busy =
+                    co_await spawn(receives_until(std::move(ch.rx), other_ran));
+                co_return busy.value();
+            }(other_ran));
+        CHECK(received <= detail::coop_budget);
+    }
+}
+
+TEST_CASE("coop budget: a sender into a channel with room lets the other tasks run") {
+    for (const runtime_config& config : one_worker_flavors()) {
+        INFO("flavor: " << config.flavor << " workers: " << config.workers);
+        runtime rt(config);
+        std::atomic<bool> other_ran{false};
+        const std::size_t sent = rt.block_on([](std::atomic<bool>& other_ran) -> task<std::size_t> {
+            sync::channel<std::size_t> ch = sync::make_channel<std::size_t>(plenty);
+            outcome<std::size_t> busy = co_await spawn(sends_until(std::move(ch.tx), other_ran));
+            co_return busy.value();
+        }(other_ran));
+        CHECK(sent <= detail::coop_budget);
+    }
+}
+
+TEST_CASE("coop budget: a task taking permits that are always free lets the other tasks run") {
+    for (const runtime_config& config : one_worker_flavors()) {
+        INFO("flavor: " << config.flavor << " workers: " << config.workers);
+        runtime rt(config);
+        sync::semaphore permits(1);
+        std::atomic<bool> other_ran{false};
+        const std::size_t taken = rt.block_on(
+            [](sync::semaphore& permits, std::atomic<bool>& other_ran) -> task<std::size_t> {
+                outcome<std::size_t> busy = co_await spawn(acquires_until(permits, other_ran));
+                co_return busy.value();
+            }(permits, other_ran));
+        CHECK(taken <= detail::coop_budget);
+    }
+}
+
+TEST_CASE("coop budget: a reader of a pipe that always has data lets the other tasks run") {
+    for (const runtime_config& config : one_worker_flavors()) {
+        INFO("flavor: " << config.flavor << " workers: " << config.workers);
+        runtime rt(config);
+        std::atomic<bool> other_ran{false};
+        const std::size_t reads =
+            rt.block_on([](std::atomic<bool>& other_ran) -> task<std::size_t> {
+                outcome<std::size_t> busy = co_await spawn(reads_until(other_ran));
+                co_return busy.value();
+            }(other_ran));
+        CHECK_MESSAGE(reads <= detail::coop_budget, reads);
+    }
+}
+
+TEST_CASE("coop budget: a task looping on closed channels does not keep its worker from stopping") {
+    // The loop ignores what the channel says (nothing more will come), so
+    // every await completes at once. Without the budget its worker never
+    // leaves that poll: it never sees the shutdown, and shutdown's join
+    // waits for ever.
+    for (const runtime_config& config : one_worker_flavors()) {
+        INFO("flavor: " << config.flavor << " workers: " << config.workers);
+        test::run_or_abort_on_deadlock("shutdown beside a task looping on closed channels", [&] {
+            std::atomic<bool> looping{false};  // outlives the runtime and the loop
+            runtime rt(config);
+            rt.block_on([](std::atomic<bool>& looping) -> task<void> {
+                sync::channel<int> ch = sync::make_channel<int>(1);
+                { auto last_sender_gone = std::move(ch.tx); }
+                (void)spawn(
+                    [](sync::channel_receiver<int> in, std::atomic<bool>& looping) -> task<void> {
+                        for (;;) {
+                            (void)co_await in.recv();
+                            looping = true;
+                        }
+                    }(std::move(ch.rx), looping));
+                co_await test::yield_until([&] { return looping.load(); });
+            }(looping));
+            rt.shutdown();
+        });
+    }
+}
