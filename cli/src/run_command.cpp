@@ -3,10 +3,13 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <atomic>
 #include <charconv>
 #include <chrono>
 #include <iostream>
 #include <limits>
+#include <memory>
+#include <sstream>
 
 #include <rtkit/rtkit.hpp>
 
@@ -214,6 +217,9 @@ int run_command(const run_options& options) {
     // rtctl ends at most this long after its script was stopped or its time
     // limit passed (exit_watchdog.hpp).
     constexpr auto grace = std::chrono::milliseconds(250);
+    // What the runtime's workers are doing, for the watchdog: set once the
+    // runtime is built, and kept by the watchdog while the runtime goes.
+    std::atomic<std::shared_ptr<const rtkit::runtime_activity>> activity;
     std::optional<exit_watchdog> watchdog;
     rtkit::interp::interpreter_options limits{
         .max_steps = options.max_steps,
@@ -230,8 +236,16 @@ int run_command(const run_options& options) {
     rtkit::interp::interpreter interpreter(*program, script_out, script_err, std::move(limits));
     std::optional<exit_watchdog::clock::duration> time_limit;
     if (options.max_time_ns > 0) time_limit = std::chrono::nanoseconds(options.max_time_ns);
-    watchdog.emplace(time_limit, grace, [&interpreter] {
-        return "rtctl: note: " + std::to_string(interpreter.live_tasks()) +
+    watchdog.emplace(time_limit, grace, [&interpreter, &activity] {
+        // A line for each worker that is not running tasks: where a plugin
+        // holds one up.
+        std::string notes;
+        if (const auto board = activity.load()) {
+            std::istringstream lines(board->describe());
+            for (std::string line; std::getline(lines, line);)
+                notes += "rtctl: note: " + line + '\n';
+        }
+        return notes + "rtctl: note: " + std::to_string(interpreter.live_tasks()) +
                " tasks of the script are alive\n";
     });
     struct disarm_first {  // before the interpreter it describes goes
@@ -241,6 +255,7 @@ int run_command(const run_options& options) {
     try {
         const auto started = std::chrono::steady_clock::now();
         rtkit::runtime runtime(*config);
+        activity.store(runtime.activity());
         progress_display progress{out_buffer, err_buffer, std::nullopt};
         if (options.progress && ::isatty(STDERR_FILENO)) progress.start(runtime, started);
         bool failed = false;

@@ -40,6 +40,13 @@ void mark_root_complete(task_header* root) noexcept {
         root->state.fetch_or(task_state::complete, std::memory_order_acq_rel);
 }
 
+/// Says on the activity board whether a thread drives the worker (under the
+/// slot's lock, by the thread taking or leaving it).
+void mark_driven(worker& w, bool driven) noexcept {
+    using state = worker_activity::state;
+    w.activity().write(activity_slot::word(driven ? state::running : state::not_driven));
+}
+
 /// Marks the calling thread as the one driving the worker, for one scope.
 class driving_scope {
   public:
@@ -95,6 +102,7 @@ void current_thread_driver::adopt(held_worker w) {
     resting_ = true;
     resting_deadline_.reset();
     worker_.park_state().announce(parker::resting);
+    mark_driven(worker_, false);
 }
 
 void current_thread_driver::start_background() noexcept {
@@ -139,6 +147,7 @@ void current_thread_driver::stop_background_after_failure(held_worker w,
             // block_on takes it. The thread stays joinable and so never restarts.
             slot_ = slot_ == slot_state::requested ? slot_state::offered : slot_state::returned;
             held_ = std::move(w);
+            mark_driven(worker_, false);
             resting_ = false;
             resting_deadline_.reset();
             changed_.notify_all();
@@ -194,6 +203,7 @@ void current_thread_driver::run_background(held_worker w) {
         }
         slot_ = slot_state::offered;
         held_ = std::move(w);
+        mark_driven(worker_, false);
         changed_.notify_all();
         w = take_back_when_needed(lock);
     }
@@ -208,6 +218,7 @@ held_worker current_thread_driver::take_back_when_needed(
         if (slot_ == slot_state::returned && resting_worker_needs_driving()) {
             slot_ = slot_state::background;
             worker_.park_state().clear();
+            mark_driven(worker_, true);
             changed_.notify_all();
             return std::move(held_);
         }
@@ -245,6 +256,7 @@ held_worker current_thread_driver::acquire() {
             // No fence needed: a submitter that still sees `resting` only makes
             // a spurious notify, and parking later publishes with seq_cst.
             worker_.park_state().clear();
+            mark_driven(worker_, true);
             return std::move(held_);
         case slot_state::background:
             slot_ = slot_state::requested;
@@ -259,6 +271,7 @@ held_worker current_thread_driver::acquire() {
         if (slot_ == slot_state::offered && requester_ == me) {
             slot_ = slot_state::loaned;
             handover_requested_.store(false, std::memory_order_release);
+            mark_driven(worker_, true);
             return std::move(held_);
         }
         if (slot_ == slot_state::requested && requester_ == me) {
@@ -290,6 +303,7 @@ void current_thread_driver::release(held_worker w) {
         } else {
             slot_ = slot_state::returned;
             held_ = std::move(w);
+            mark_driven(worker_, false);
             resting_ = idle;
             resting_deadline_ = deadline;
             if (idle) worker_.park_state().announce(parker::resting);

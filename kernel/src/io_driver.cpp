@@ -5,8 +5,22 @@
 #include <utility>
 
 #include "rtkit/reactor_support/thread_number.hpp"
+#include "thread_context.hpp"
 
 namespace rtkit::detail {
+
+namespace {
+/// Marks a call into the reactor plugin on the activity board of the worker
+/// the calling thread drives, when that worker's runtime owns `io` (a thread
+/// driving no worker of it marks nothing). `timed`: a poll that may block.
+activity_mark in_reactor(io_driver& io, plugin_call call, bool timed = false) noexcept {
+    const handle* const here = driving();
+    activity_slot* const slot = here && &here->group().io() == &io
+                                    ? &here->group().activity()->slot(here->index())
+                                    : nullptr;
+    return activity_mark(slot, worker_activity::state::in_reactor, call, timed);
+}
+}  // namespace
 
 io_driver::io_driver(std::shared_ptr<reactor> backend, std::string name)
     : backend_(std::move(backend)),
@@ -70,6 +84,7 @@ io_token io_driver::add(int fd, interest what) {
                "; configure a reactor without this limit");
     const io_token token = table_.insert(fd, what);  // EBADF, EEXIST
     try {
+        const activity_mark marked = in_reactor(*this, plugin_call::reactor_add);
         backend_->add(fd, token);
     } catch (...) {
         table_.erase(token);
@@ -89,6 +104,7 @@ void io_driver::modify(io_token token, interest what) {
 void io_driver::remove(io_token token) noexcept {
     entry* r = table_.find(token);
     if (!r) return;
+    const activity_mark marked = in_reactor(*this, plugin_call::reactor_remove);
     // Every wait on it ends: the descriptor is about to close. An operation in
     // the backend is cancelled first (cancel() returns once its completion was
     // reaped, and wakes nobody), so none completes on a closed descriptor.
@@ -126,7 +142,13 @@ void io_driver::deliver(io_token token, unsigned bits) noexcept {
     }
 }
 
+void io_driver::watch_in_backend(int fd, io_token token, interest want) {
+    const activity_mark marked = in_reactor(*this, plugin_call::reactor_watch);
+    backend_->watch(fd, token, want);
+}
+
 std::size_t io_driver::poll(duration timeout) {
+    const activity_mark marked = in_reactor(*this, plugin_call::reactor_poll, timeout.count() != 0);
     became_ready_ = 0;
     const std::size_t completions = backend_->poll(timeout, *this);
     return completions + std::exchange(became_ready_, 0);

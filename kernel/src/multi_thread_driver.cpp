@@ -93,6 +93,7 @@ void multi_thread_driver::run_worker(worker& w) {
         cancel_roots();
     }
     unwind_local_tasks(w);
+    w.activity().write(activity_slot::word(worker_activity::state::stopped));
 }
 
 bool multi_thread_driver::take_injected(worker& w) {
@@ -165,6 +166,8 @@ bool multi_thread_driver::park(worker& w, bool searching) {
             counters.reactor_events.add(group_.io().poll(timeout));
             counters.reactor_polls.add();
         } else {
+            const activity_mark parked(&w.activity(), worker_activity::state::parked,
+                                       plugin_call::none, true);
             w.park_state().wait_on_futex(timeout);
         }
         counters.parks.add();

@@ -34,6 +34,7 @@ static_assert((max_workers & detail::worker::where_kind) == 0);
 struct chosen_plugin {
     std::filesystem::path file;
     option_table options;
+    std::string name;
     std::string description;
 };
 
@@ -55,7 +56,7 @@ std::shared_ptr<Interface> start_plugin(const plugin_loader& loader,
                 found != selection.options.end() ? found->second : option_table{};
             std::filesystem::path file = loader.find(plugin_kind_of<Interface>, name);
             auto object = loader.create<Interface>(file, options);
-            chosen = chosen_plugin{file, options, name + " (" + file.string() + ")"};
+            chosen = chosen_plugin{file, options, name, name + " (" + file.string() + ")"};
             for (const auto& [skipped_name, reason] : skipped)
                 report_diagnostic({diagnostic_kind::plugin_skipped,
                                    std::string(kind) + " plugin '" + skipped_name +
@@ -161,6 +162,7 @@ class runtime_core {
         group = std::make_unique<worker_group>(
             multi ? worker_group::flavor::multi_thread : worker_group::flavor::current_thread,
             std::move(driver), config.huge_pages, time);
+        group->activity()->name_plugins(io_choice.name, timer_choice.name);
         group->set_blocking_pool(std::make_shared<blocking_pool>(config.blocking));
         if (config.trace.enabled) group->start_trace(config.trace);
         // Each worker has its own timer driver and lane policy.
@@ -284,6 +286,10 @@ bool runtime::is_quiescent() const {
 
 const runtime_description& runtime::description() const noexcept {
     return core_->description;
+}
+
+std::shared_ptr<const runtime_activity> runtime::activity() const noexcept {
+    return core_->group->activity();
 }
 
 runtime_metrics runtime::metrics() const {

@@ -47,7 +47,8 @@ worker::worker(worker_group& group, std::uint16_t index, std::shared_ptr<timer_d
       timers_(std::move(timers)),
       lanes_(std::move(lanes)),
       shared_(false),
-      store_(group.huge_pages()) {}
+      store_(group.huge_pages()),
+      activity_(group.activity()->slot(index)) {}
 
 worker::~worker() = default;
 
@@ -237,7 +238,12 @@ void worker::cancel_region_tasks(region_node& region) {
 
 // --- Timers. ---
 
+// Each call of the timer driver is marked on the activity board, which then
+// names a plugin that does not return.
+
 timer_handle worker::arm_timer(instant deadline, waker w) {
+    const activity_mark in_timer(&activity_, activity_slot::state::in_timer,
+                                 plugin_call::timer_insert);
     const timer_handle id = timers_->insert(deadline, std::move(w));
     ++armed_timers_;
     counters_.timers_armed.add();
@@ -246,6 +252,8 @@ timer_handle worker::arm_timer(instant deadline, waker w) {
 }
 
 void worker::cancel_timer(timer_handle id) noexcept {
+    const activity_mark in_timer(&activity_, activity_slot::state::in_timer,
+                                 plugin_call::timer_cancel);
     if (timers_->cancel(id)) {
         --armed_timers_;
         counters_.timers_cancelled.add();
@@ -255,6 +263,8 @@ void worker::cancel_timer(timer_handle id) noexcept {
 
 void worker::fire_due_timers() {
     if (armed_timers_ == 0) return;
+    const activity_mark in_timer(&activity_, activity_slot::state::in_timer,
+                                 plugin_call::timer_fire);
     const std::optional<instant> next = timers_->next_deadline();
     if (!next) return;
     const instant now = clock_.now();
@@ -272,7 +282,10 @@ void worker::fire_due_timers() {
 }
 
 std::optional<instant> worker::next_deadline() const noexcept {
-    return armed_timers_ ? timers_->next_deadline() : std::nullopt;
+    if (armed_timers_ == 0) return std::nullopt;
+    const activity_mark in_timer(&activity_, activity_slot::state::in_timer,
+                                 plugin_call::timer_next_deadline);
+    return timers_->next_deadline();
 }
 
 // --- The inbox. ---
@@ -472,7 +485,7 @@ std::size_t worker::poll_reactor(duration timeout) {
 bool worker::has_runnable() {
     if (queued() > 0 || tasks_in_.has_items() || requests_in_.has_items()) return true;
     if (armed_timers_ == 0) return false;
-    const std::optional<instant> next = timers_->next_deadline();
+    const std::optional<instant> next = next_deadline();
     return next && *next <= clock_.now();
 }
 

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "activity_board.hpp"
 #include "lane_entries.hpp"
 #include "mpsc_queue.hpp"
 #include "parker.hpp"
@@ -52,6 +53,8 @@ class worker {
     task_store& store() noexcept { return store_; }
     const task_store& store() const noexcept { return store_; }
     parker& park_state() noexcept { return parker_; }
+    /// Its slot on the runtime's activity board (activity_board.hpp).
+    activity_slot& activity() const noexcept { return activity_; }
     /// The runtime's clock (any thread).
     instant now() const noexcept { return clock_.now(); }
 
@@ -296,6 +299,7 @@ class worker {
     std::unordered_map<std::thread::id, std::size_t> local_counts_;
     worker_counters counters_;
     trace_ring* trace_ = nullptr;
+    activity_slot& activity_;
 };
 
 }  // namespace rtkit::detail

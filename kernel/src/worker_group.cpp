@@ -60,6 +60,7 @@ worker& worker_group::add_worker(std::shared_ptr<timer_driver> timers,
             "a timer plugin that does not bind to the runtime's clock cannot run on the virtual "
             "clock");
     const auto index = static_cast<std::uint16_t>(workers_.size());
+    activity_->add_worker();  // before the worker, which takes its slot
     workers_.push_back(std::make_unique<worker>(*this, index, std::move(timers), std::move(lanes)));
     if (trace_) {
         workers_.back()->set_trace(&trace_->add_worker_ring(index));
@@ -70,6 +71,11 @@ worker& worker_group::add_worker(std::shared_ptr<timer_driver> timers,
             w->lock_from_now();
     idle_.reset(workers_.size());
     return *workers_.back();
+}
+
+activity_slot* worker_group::caller_activity() const noexcept {
+    const handle* here = driving();
+    return here && &here->group() == this ? &activity_->slot(here->index()) : nullptr;
 }
 
 void worker_group::inject(task_header* task) noexcept {
@@ -111,6 +117,9 @@ worker_group::io_lock::io_lock(worker_group& group) : group_(group) {
     if (!group_.io_mutex_.try_lock()) {
         // A worker may be blocked in the reactor holding it: wake it, and
         // count as waiting so that it does not block there again meanwhile.
+        const activity_mark waiting(group_.caller_activity(),
+                                    worker_activity::state::waiting_for_reactor, plugin_call::none,
+                                    true);
         group_.io_waiters_.fetch_add(1, std::memory_order_acq_rel);
         group_.io_->wake();
         group_.io_mutex_.lock();
@@ -283,6 +292,11 @@ std::uint64_t worker_group::finished_tasks() const noexcept {
 void worker_group::retire() noexcept {
     if (retired_) return;
     retired_ = true;
+    // However it ends, no thread drives a worker afterwards.
+    struct mark_stopped {
+        activity_board& board;
+        ~mark_stopped() { board.mark_all(worker_activity::state::stopped); }
+    } stopped_at_end{*activity_};
     shutting_down_.store(true, std::memory_order_release);
     const bool home = io_->claim_for_this_thread();
     if (!home || !io_->begin_driving_here()) {

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <vector>
 
+#include "activity_board.hpp"
 #include "idle_workers.hpp"
 #include "mpsc_queue.hpp"
 #include "remote_request.hpp"
@@ -51,6 +52,11 @@ class worker_group {
     /// The runtime's one clock (any thread).
     runtime_clock& clock() noexcept { return clock_; }
     const runtime_clock& clock() const noexcept { return clock_; }
+    /// What each worker is doing (runtime::activity(); any thread).
+    const std::shared_ptr<activity_board>& activity() const noexcept { return activity_; }
+    /// The board slot of the worker of this group that the calling thread
+    /// drives, or null when it drives none (a multi_thread block_on caller).
+    activity_slot* caller_activity() const noexcept;
 
     flavor kind() const noexcept { return flavor_; }
     bool huge_pages() const noexcept { return huge_pages_; }
@@ -201,6 +207,8 @@ class worker_group {
     bool huge_pages_;
     /// Before the workers: their timer drivers read it until they go.
     runtime_clock clock_;
+    /// Before the workers, which hold their slots.
+    std::shared_ptr<activity_board> activity_ = std::make_shared<activity_board>();
     /// Before the workers, whose rings it holds: finished once they are gone.
     std::unique_ptr<trace_recorder> trace_;
     std::vector<std::unique_ptr<worker>> workers_;

@@ -211,11 +211,40 @@ TEST_CASE("run --max-time ends rtctl while tasks keep spawning tasks") {
           std::string::npos);
 }
 
+namespace {
+
+/// The notes the watchdog prints for the runtime's workers (rtctl: note:
+/// worker ...), one per line.
+std::vector<std::string> worker_notes(const std::string& err) {
+    std::vector<std::string> notes;
+    for (std::size_t at = err.find("rtctl: note: worker "); at != std::string::npos;
+         at = err.find("rtctl: note: worker ", at + 1))
+        notes.push_back(err.substr(at, err.find('\n', at) - at));
+    return notes;
+}
+
+/// Whether one of `notes` says that a worker has been inside the deaf
+/// reactor's poll for some time.
+bool names_worker_in_deaf_poll(const std::vector<std::string>& notes) {
+    for (const std::string& note : notes) {
+        CAPTURE(note);
+        const std::size_t inside =
+            note.find(" has been inside the reactor plugin \"deaf\" (poll) for ");
+        if (inside == std::string::npos) continue;
+        // "rtctl: note: worker N has been ...": N is the worker's index.
+        const std::string worker = note.substr(20, inside - 20);
+        if (worker == "0" || worker == "1") return true;
+    }
+    return false;
+}
+
+}  // namespace
+
 TEST_CASE("run --max-time ends rtctl whatever a stuck reactor does - on multi_thread") {
     // The reactor's wake() does nothing: a worker blocks in its poll() while
     // another waits for the reactor, most runs. rtctl exits all the same,
     // through the time limit's own report when the runtime still ran it, else
-    // through the watchdog's.
+    // through the watchdog's, which names the worker held up in the reactor.
     rtctl_limits limits;
     limits.timeout_seconds = 60;
     const std::string search_path = "plugins.search_path=[\"" RTKIT_TEST_CLI_PLUGIN_DIR "\"]";
@@ -230,6 +259,40 @@ TEST_CASE("run --max-time ends rtctl whatever a stuck reactor does - on multi_th
         CHECK(r.status == 1);
         CHECK(r.err.find("error: the script ran longer than its time limit of 300ms") !=
               std::string::npos);
+        // Only the reactor holds this script up (the other may take long to
+        // unwind its many tasks).
+        if (script == "tests/cli/scripts/waits_for_ever.rts" &&
+            r.err.find("rtctl exits without waiting for it") != std::string::npos)
+            CHECK(names_worker_in_deaf_poll(worker_notes(r.err)));
+    }
+}
+
+TEST_CASE("run --max-time names the worker stuck in a reactor plugin's poll - on either flavor") {
+    // The deaf reactor's polls also ignore their timeouts: the worker that
+    // waits there for a client that never comes is stuck for good, and its
+    // timers with it. The watchdog ends rtctl and names that worker, the
+    // plugin and the call.
+    rtctl_limits limits;
+    limits.timeout_seconds = 60;
+    const std::string search_path = "plugins.search_path=[\"" RTKIT_TEST_CLI_PLUGIN_DIR "\"]";
+    for (const std::string workers : {"multi_thread:2", "current_thread:1"}) {
+        CAPTURE(workers);
+        const std::size_t colon = workers.find(':');
+        const auto r = run_rtctl({"run", "tests/cli/scripts/waits_for_ever.rts", "--max-time",
+                                  "0.3s", "--set", search_path, "--set", "reactor.plugin=deaf",
+                                  "--set", "reactor.deaf.test_poll_ignores_timeout=true", "--set",
+                                  "runtime.flavor=" + workers.substr(0, colon), "--set",
+                                  "runtime.workers=" + workers.substr(colon + 1)},
+                                 limits);
+        INFO(r.err);
+        CHECK(r.status == 1);
+        CHECK(r.err.find("error: the script ran longer than its time limit of 300ms") !=
+              std::string::npos);
+        CHECK(r.err.find("rtctl exits without waiting for it\n") != std::string::npos);
+        const std::vector<std::string> notes = worker_notes(r.err);
+        CHECK(names_worker_in_deaf_poll(notes));
+        CHECK(notes.size() <= std::stoul(workers.substr(colon + 1)));
+        CHECK(r.err.find(" tasks of the script are alive\n") != std::string::npos);
     }
 }
 

@@ -36,19 +36,49 @@ inline runtime_config config_with_faulty(const std::string& kind) {
     return c;
 }
 
-/// The control of a faulty plugin that a runtime has loaded: the library
-/// is already mapped, so dlopen finds that copy (RTLD_NOLOAD) and its control.
-inline plugin_control& control_of(const std::string& kind) {
-    const std::string file = std::string(RTKIT_TEST_UNIT_PLUGIN_DIR) + "/rtkit_" + kind + "_" +
-                             faulty_twin(kind) + ".so";
-    void* library = dlopen(file.c_str(), RTLD_NOW | RTLD_NOLOAD);
-    REQUIRE_MESSAGE(library != nullptr, "not loaded: ", file);
+/// The file of a faulty plugin.
+inline std::string faulty_file(const std::string& kind) {
+    return std::string(RTKIT_TEST_UNIT_PLUGIN_DIR) + "/rtkit_" + kind + "_" + faulty_twin(kind) +
+           ".so";
+}
+
+/// The control exported by a faulty plugin's library.
+inline plugin_control& control_in(void* library, const std::string& file) {
     auto get = reinterpret_cast<plugin_control* (*)()>(dlsym(library, "rtkit_test_plugin_control"));
     const bool exported = get != nullptr;
     REQUIRE_MESSAGE(exported, "no plugin control in ", file);
-    plugin_control* s = get();
-    dlclose(library);  // the runtime keeps its own reference
-    return *s;
+    return *get();
 }
+
+/// The control of a faulty plugin that a runtime has loaded: the library
+/// is already mapped, so dlopen finds that copy (RTLD_NOLOAD) and its control.
+inline plugin_control& control_of(const std::string& kind) {
+    const std::string file = faulty_file(kind);
+    void* library = dlopen(file.c_str(), RTLD_NOW | RTLD_NOLOAD);
+    REQUIRE_MESSAGE(library != nullptr, "not loaded: ", file);
+    plugin_control& control = control_in(library, file);
+    dlclose(library);  // the runtime keeps its own reference
+    return control;
+}
+
+/// A faulty plugin's library, mapped before any runtime loads it (a runtime
+/// then shares this copy), so that a test can set its control before the
+/// runtime's workers start. Unmapped when the last reference goes.
+class early_faulty_plugin {
+  public:
+    explicit early_faulty_plugin(const std::string& kind) : file_(faulty_file(kind)) {
+        library_ = dlopen(file_.c_str(), RTLD_NOW);
+        REQUIRE_MESSAGE(library_ != nullptr, "cannot load ", file_, ": ", dlerror());
+    }
+    ~early_faulty_plugin() { dlclose(library_); }
+    early_faulty_plugin(const early_faulty_plugin&) = delete;
+    early_faulty_plugin& operator=(const early_faulty_plugin&) = delete;
+
+    plugin_control& control() { return control_in(library_, file_); }
+
+  private:
+    std::string file_;
+    void* library_ = nullptr;
+};
 
 }  // namespace rtkit::test

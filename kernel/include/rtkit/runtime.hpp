@@ -7,6 +7,7 @@
 
 #include "rtkit/cx.hpp"
 #include "rtkit/metrics.hpp"
+#include "rtkit/runtime_activity.hpp"
 #include "rtkit/runtime_config.hpp"
 #include "rtkit/task.hpp"
 
@@ -125,6 +126,11 @@ class runtime {
     /// also while it runs and after shutdown). Counting is always on and
     /// costs no locked instruction on the task paths.
     runtime_metrics metrics() const;
+
+    /// What each worker is doing now (rtkit/runtime_activity.hpp): for a
+    /// watchdog on another thread, which may keep it after the runtime is
+    /// destroyed, or read it while the destructor is stuck joining a worker.
+    std::shared_ptr<const runtime_activity> activity() const noexcept;
 
   private:
     /// Drives `root` to completion, moves its outcome into `into` with `take`,

@@ -1,6 +1,7 @@
 // A reactor plugin for the driver's failure tests: the real epoll reactor,
-// whose poll() throws when the test arms a fault, and which counts the
-// blocking waits it enters.
+// whose poll() throws when the test arms a fault, or gets stuck while the
+// test holds its blocking polls, and which counts the blocking waits it
+// enters.
 #include "epoll_reactor.hpp"
 #include "plugin_control.hpp"
 #include "rtkit/plugin.hpp"
@@ -19,7 +20,10 @@ class faulty_reactor final : public rtkit::reactor {
     void remove(int fd, rtkit::io_token token) noexcept override { epoll_.remove(fd, token); }
     std::size_t poll(rtkit::duration timeout, rtkit::readiness_sink& sink) override {
         control.maybe_fail("faulty_epoll: injected poll failure");
-        if (timeout.count() != 0) control.note_blocking_wait();
+        if (timeout.count() != 0) {
+            control.note_blocking_wait();
+            control.pass_gate();
+        }
         return epoll_.poll(timeout, sink);
     }
     void wake() noexcept override { epoll_.wake(); }

@@ -1,13 +1,16 @@
 #pragma once
 // What a test controls and observes in the faulty test plugins: a fault it
 // arms from outside (the plugins ask on every call of the method they can
-// fail, and throw when it trips), and what the plugin saw (the reactor counts
+// fail, and throw when it trips), a gate that holds the reactor's blocking
+// polls as a stuck plugin would, and what the plugin saw (the reactor counts
 // the blocking waits it entered, the lanes the steal requests they refused).
 // Each plugin library exports its own control
 // as `rtkit_test_plugin_control`, which the test finds with dlsym once the
 // runtime has loaded the plugin.
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
 #include <stdexcept>
 
 #include "rtkit/time.hpp"
@@ -36,6 +39,32 @@ class plugin_control {
         return instant(duration(last_deadline_.load(std::memory_order_acquire)));
     }
 
+    /// From now on, every reactor poll that may block (a non-zero timeout) is
+    /// held inside the plugin, deaf to its timeout and to wake(), until
+    /// release_polls(): a stuck plugin.
+    void hold_blocking_polls() {
+        std::lock_guard lock(gate_mutex_);
+        holding_ = true;
+    }
+    /// Lets the held polls go on, and holds no more.
+    void release_polls() {
+        std::lock_guard lock(gate_mutex_);
+        holding_ = false;
+        gate_changed_.notify_all();
+    }
+    /// How many polls the gate holds now.
+    int polls_held() const noexcept { return held_.load(std::memory_order_acquire); }
+
+    /// Called by the reactor plugin in a poll that may block: waits while
+    /// the gate holds.
+    void pass_gate() {
+        std::unique_lock lock(gate_mutex_);
+        if (!holding_) return;
+        held_.fetch_add(1, std::memory_order_acq_rel);
+        gate_changed_.wait(lock, [this] { return !holding_; });
+        held_.fetch_sub(1, std::memory_order_acq_rel);
+    }
+
     /// Called by the plugin: throws when armed and the countdown is spent.
     void maybe_fail(const char* what) {
         int left = countdown_.load(std::memory_order_acquire);
@@ -62,6 +91,10 @@ class plugin_control {
     std::atomic<int> waits_{0};
     std::atomic<int> steals_{0};
     std::atomic<std::int64_t> last_deadline_{0};
+    std::mutex gate_mutex_;
+    std::condition_variable gate_changed_;
+    bool holding_ = false;  ///< guarded by gate_mutex_
+    std::atomic<int> held_{0};
 };
 
 }  // namespace rtkit::test

@@ -54,7 +54,7 @@ class io_driver final : public readiness_sink {
         if (!r) return ready::error;
         if (const unsigned bits = latched_for(*r, want)) return bits;
         if (!w.linked()) {
-            backend_->watch(r->fd, token, want);  // first: it may throw
+            watch_in_backend(r->fd, token, want);  // first: it may throw
             link(*r, token, w, wake);
             w.want_ = static_cast<std::uint8_t>(want);
         }
@@ -169,6 +169,8 @@ class io_driver final : public readiness_sink {
     static void wake_unlinked(io_waiter*& head, io_waiter& w) noexcept;
 
     void deliver(io_token token, unsigned bits) noexcept override;
+    /// backend_->watch(), marked on the calling worker's activity board.
+    void watch_in_backend(int fd, io_token token, interest want);
     [[noreturn]] void refuse(const std::string& why) const;
     bool begin_driving_unshared() noexcept;
     bool share() noexcept;
