@@ -23,9 +23,8 @@ std::array<runtime_config, 2> one_worker_flavors() {
     return {runtime_config{}, test::multi_thread(1)};
 }
 
-/// The other task: it only raises `flag`. Each busy task below spawns it just
-/// before its loop (so it is queued behind the busy one, on the same worker)
-/// and counts how many of its awaits completed before the flag went up.
+/// The other task: it only raises `flag`. A busy task spawns it just before
+/// its loop, so it is queued behind the busy one, on the same worker.
 task<void> raises(std::atomic<bool>& flag) {
     flag = true;
     co_return;
@@ -33,29 +32,38 @@ task<void> raises(std::atomic<bool>& flag) {
 
 constexpr std::size_t plenty = 20'000;
 
-task<std::size_t> receives_until(sync::channel_receiver<std::size_t> rx, std::atomic<bool>& stop) {
+// Each busy task below makes its awaits ready, spawns the other task and
+// counts the awaits that complete until the flag goes up.
+
+task<std::size_t> receives_until(std::atomic<bool>& stop) {
+    sync::channel<std::size_t> ch = sync::make_channel<std::size_t>(plenty);
+    for (std::size_t i = 0; i < plenty; ++i)
+        REQUIRE(ch.tx.try_send(i) == sync::try_send_result::sent);
+    { auto all_sent = std::move(ch.tx); }  // the receiver ends once it has them all
     auto other = spawn(raises(stop));
     std::size_t n = 0;
     while (!stop) {
-        if (!co_await rx.recv()) break;
+        if (!co_await ch.rx.recv()) break;
         ++n;
     }
     co_await std::move(other);
     co_return n;
 }
 
-task<std::size_t> sends_until(sync::channel_sender<std::size_t> tx, std::atomic<bool>& stop) {
+task<std::size_t> sends_until(std::atomic<bool>& stop) {
+    sync::channel<std::size_t> ch = sync::make_channel<std::size_t>(plenty);
     auto other = spawn(raises(stop));
     std::size_t n = 0;
     while (!stop && n < plenty) {
-        if (!co_await tx.send(n)) break;
+        if (!co_await ch.tx.send(n)) break;
         ++n;
     }
     co_await std::move(other);
     co_return n;
 }
 
-task<std::size_t> acquires_until(sync::semaphore& permits, std::atomic<bool>& stop) {
+task<std::size_t> acquires_until(std::atomic<bool>& stop) {
+    sync::semaphore permits(1);
     auto other = spawn(raises(stop));
     std::size_t n = 0;
     for (; !stop && n < plenty; ++n)
@@ -85,68 +93,41 @@ task<std::size_t> reads_until(std::atomic<bool>& stop) {
     co_return n;
 }
 
+/// Runs `busy` as a task on each one-worker flavor: the other task, queued
+/// behind it, must have run before `busy` passed a budget's worth of awaits.
+void other_task_runs_within_budget(task<std::size_t> (*busy)(std::atomic<bool>&)) {
+    for (const runtime_config& config : one_worker_flavors()) {
+        INFO("flavor: " << config.flavor << " workers: " << config.workers);
+        runtime rt(config);
+        std::atomic<bool> other_ran{false};
+        const std::size_t awaits =
+            rt.block_on([](task<std::size_t> (*busy)(std::atomic<bool>&),
+                           std::atomic<bool>& other_ran) -> task<std::size_t> {
+                // Spawned, so that it runs on the worker even where block_on's
+                // caller is not one.
+                outcome<std::size_t> done = co_await spawn(busy(other_ran));
+                co_return done.value();
+            }(busy, other_ran));
+        CHECK(awaits <= detail::coop_budget);
+    }
+}
+
 }  // namespace
 
 TEST_CASE("coop budget: a receiver whose channel is never empty lets the other tasks run") {
-    for (const runtime_config& config : one_worker_flavors()) {
-        INFO("flavor: " << config.flavor << " workers: " << config.workers);
-        runtime rt(config);
-        std::atomic<bool> other_ran{false};
-        const std::size_t received =
-            rt.block_on([](std::atomic<bool>& other_ran) -> task<std::size_t> {
-                sync::channel<std::size_t> ch = sync::make_channel<std::size_t>(plenty);
-                for (std::size_t i = 0; i < plenty; ++i)
-                    REQUIRE(ch.tx.try_send(i) == sync::try_send_result::sent);
-                { auto all_sent = std::move(ch.tx); }  // the receiver ends once it has them all
-                outcome<std::size_t> busy =
-                    co_await spawn(receives_until(std::move(ch.rx), other_ran));
-                co_return busy.value();
-            }(other_ran));
-        CHECK(received <= detail::coop_budget);
-    }
+    other_task_runs_within_budget(receives_until);
 }
 
 TEST_CASE("coop budget: a sender into a channel with room lets the other tasks run") {
-    for (const runtime_config& config : one_worker_flavors()) {
-        INFO("flavor: " << config.flavor << " workers: " << config.workers);
-        runtime rt(config);
-        std::atomic<bool> other_ran{false};
-        const std::size_t sent = rt.block_on([](std::atomic<bool>& other_ran) -> task<std::size_t> {
-            sync::channel<std::size_t> ch = sync::make_channel<std::size_t>(plenty);
-            outcome<std::size_t> busy = co_await spawn(sends_until(std::move(ch.tx), other_ran));
-            co_return busy.value();
-        }(other_ran));
-        CHECK(sent <= detail::coop_budget);
-    }
+    other_task_runs_within_budget(sends_until);
 }
 
 TEST_CASE("coop budget: a task taking permits that are always free lets the other tasks run") {
-    for (const runtime_config& config : one_worker_flavors()) {
-        INFO("flavor: " << config.flavor << " workers: " << config.workers);
-        runtime rt(config);
-        sync::semaphore permits(1);
-        std::atomic<bool> other_ran{false};
-        const std::size_t taken = rt.block_on(
-            [](sync::semaphore& permits, std::atomic<bool>& other_ran) -> task<std::size_t> {
-                outcome<std::size_t> busy = co_await spawn(acquires_until(permits, other_ran));
-                co_return busy.value();
-            }(permits, other_ran));
-        CHECK(taken <= detail::coop_budget);
-    }
+    other_task_runs_within_budget(acquires_until);
 }
 
 TEST_CASE("coop budget: a reader of a pipe that always has data lets the other tasks run") {
-    for (const runtime_config& config : one_worker_flavors()) {
-        INFO("flavor: " << config.flavor << " workers: " << config.workers);
-        runtime rt(config);
-        std::atomic<bool> other_ran{false};
-        const std::size_t reads =
-            rt.block_on([](std::atomic<bool>& other_ran) -> task<std::size_t> {
-                outcome<std::size_t> busy = co_await spawn(reads_until(other_ran));
-                co_return busy.value();
-            }(other_ran));
-        CHECK_MESSAGE(reads <= detail::coop_budget, reads);
-    }
+    other_task_runs_within_budget(reads_until);
 }
 
 TEST_CASE("coop budget: a task looping on closed channels does not keep its worker from stopping") {
