@@ -6,6 +6,7 @@
 
 #include "rtkit/reactor_support/thread_number.hpp"
 #include "thread_context.hpp"
+#include "worker.hpp"
 
 namespace rtkit::detail {
 
@@ -15,9 +16,8 @@ namespace {
 /// driving no worker of it marks nothing). `timed`: a poll that may block.
 activity_mark in_reactor(io_driver& io, plugin_call call, bool timed = false) noexcept {
     const handle* const here = driving();
-    activity_slot* const slot = here && &here->group().io() == &io
-                                    ? &here->group().activity()->slot(here->index())
-                                    : nullptr;
+    activity_slot* const slot =
+        here && &here->group().io() == &io ? &here->owner().activity() : nullptr;
     return activity_mark(slot, worker_activity::state::in_reactor, call, timed);
 }
 }  // namespace

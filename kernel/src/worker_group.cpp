@@ -75,7 +75,7 @@ worker& worker_group::add_worker(std::shared_ptr<timer_driver> timers,
 
 activity_slot* worker_group::caller_activity() const noexcept {
     const handle* here = driving();
-    return here && &here->group() == this ? &activity_->slot(here->index()) : nullptr;
+    return here && &here->group() == this ? &here->owner().activity() : nullptr;
 }
 
 void worker_group::inject(task_header* task) noexcept {
