@@ -411,16 +411,20 @@ void handle::cancel_region(region_node& region, cancel_reason reason) {
     auto* mine = new cancel_reason(std::move(reason));
     cancel_reason* none = nullptr;
     if (!region.reason.compare_exchange_strong(none, mine, std::memory_order_acq_rel)) delete mine;
-    // A task cancelling a region it is in sees it in this very poll: its
-    // store, which the walks below look at, may be another worker's, which
-    // handles the request later.
-    if (task_header* self = current_task(); self && region.contains(self->region()))
-        request_cancel(self, region.cancel_reason_or_default());
     // Marked already: by an earlier call, or by a cancellation of a region
     // above it, whose look at the stores covered this region's tasks too
     // (and a task that starts later sees the mark at its first poll).
-    if (region.cancelled.exchange(true, std::memory_order_acq_rel)) return;
-    region.cancel_below();
+    const bool marked_before = region.cancelled.exchange(true, std::memory_order_acq_rel);
+    if (!marked_before) region.cancel_below();
+    // A task cancelling a region it is in sees it in this very poll: its
+    // store, which the walks below look at, may be another worker's, which
+    // handles the request later. Its own region's mark says so in one look
+    // (a walk up from it would make a chain of N nested regions cost N^2).
+    if (task_header* self = current_task();
+        self && !(self->state.load(std::memory_order_relaxed) & task_state::cancel_requested))
+        if (region_node* in = self->region(); in && in->is_cancelled())
+            request_cancel(self, in->cancel_reason_or_default());
+    if (marked_before) return;
     // Each worker finds the region's tasks in its own store.
     for (std::size_t i = 0; i < group_->size(); ++i) {
         worker& w = group_->worker_at(i);

@@ -183,13 +183,6 @@ struct region_node {
     /// marks every region below it, and a new region below it at its start).
     bool is_cancelled() const noexcept { return cancelled.load(std::memory_order_acquire); }
     /// The reason of the nearest cancelled region at or above this one.
-    /// True when `r` is this region or one below it.
-    bool contains(const region_node* r) const noexcept {
-        for (; r; r = r->parent)
-            if (r == this) return true;
-        return false;
-    }
-
     cancel_reason cancel_reason_or_default() const {
         for (const region_node* r = this; r; r = r->parent)
             if (cancel_reason* why = r->reason.load(std::memory_order_acquire)) return *why;
