@@ -116,3 +116,55 @@ TEST_CASE(
     REQUIRE(result.is_cancelled());
     CHECK(result.reason().message == "changed my mind");
 }
+
+namespace {
+
+task<int> sleep_an_hour(std::atomic<bool>& started) {
+    started = true;
+    co_await sleep(std::chrono::hours(1));
+    co_return 1;
+}
+
+/// Awaits its sleeper through an inline task and a region, so that the
+/// cancellation unwinds through several frames on its way out.
+task<int> nested_sleeper(std::atomic<bool>& started) {
+    co_return co_await cx::current().region(
+        [&](cx) -> task<int> { co_return co_await sleep_an_hour(started); });
+}
+
+struct shutting_down : task_cancelled {
+    shutting_down() : task_cancelled(cancel_reason{"shutting down"}) {}
+};
+
+task<int> throws_derived_cancellation() {
+    co_await yield_now();
+    throw shutting_down();
+}
+
+}  // namespace
+
+TEST_CASE("cancel: the reason comes out of inline frames and a region unchanged") {
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        std::atomic<bool> started{false};
+        const outcome<int> o = rt.block_on([](std::atomic<bool>& started) -> task<outcome<int>> {
+            auto h = spawn(nested_sleeper(started));
+            co_await test::yield_until([&] { return started.load(); });
+            h.cancel(cancel_reason{"deep"});
+            co_return co_await std::move(h);
+        }(started));
+        REQUIRE(o.is_cancelled());
+        CHECK(o.reason().message == "deep");
+    });
+}
+
+TEST_CASE("cancel: a task that throws a class derived from task_cancelled ends cancelled") {
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        const outcome<int> o = rt.block_on([]() -> task<outcome<int>> {
+            co_return co_await spawn(throws_derived_cancellation());
+        }());
+        REQUIRE(o.is_cancelled());
+        CHECK(o.reason().message == "shutting down");
+    });
+}

@@ -96,6 +96,15 @@ struct promise_with_outcome : promise_base {
         new_slot().set_current_exception(outcome_tag);
         if (slot().is_panicked(outcome_tag)) note_failure(*this);
     }
+    /// Throws on what the task ended with, if it ended by an exception
+    /// (cancelled or panicked), so an awaiter unwinds with the same exception.
+    void rethrow_if_thrown() const {
+        if (ended_by_exception()) std::rethrow_exception(exception());
+    }
+    bool ended_cancelled() const noexcept { return outcome_slot<V>::is_cancelled(outcome_tag); }
+    bool ended_by_exception() const noexcept { return outcome_slot<V>::is_thrown(outcome_tag); }
+    /// The exception the task ended by (ended_by_exception()).
+    std::exception_ptr exception() const noexcept { return slot().exception(); }
     /// Moves the outcome out: the task's value once it finished, otherwise
     /// cancelled ("never completed").
     outcome<V> take_result() {
@@ -110,6 +119,9 @@ struct promise_with_outcome : promise_base {
             return *std::launder(reinterpret_cast<outcome_slot<V>*>(outcome_word));
         else
             return own_slot_;
+    }
+    const outcome_slot<V>& slot() const noexcept {
+        return const_cast<promise_with_outcome*>(this)->slot();
     }
     /// The slot, about to receive an outcome: made first if it holds none.
     outcome_slot<V>& new_slot() noexcept {
@@ -180,19 +192,48 @@ class [[nodiscard]] task {
             return child_;
         }
         T await_resume() {
+            // A cancelled or panicked inline task keeps unwinding its awaiter
+            // with the same exception.
+            child_.promise().rethrow_if_thrown();
             outcome<T> result = child_.promise().take_result();
-            // A cancelled inline task keeps unwinding its awaiter too.
-            if (result.is_cancelled()) throw task_cancelled(result.reason());
+            if (result.is_cancelled()) throw task_cancelled(result.reason());  // never completed
             if constexpr (std::is_void_v<T>)
                 std::move(result).value();
             else
                 return std::move(result).value();
         }
 
-      private:
+      protected:
         handle_type child_;
     };
     awaiter operator co_await() && noexcept { return awaiter(handle_); }
+
+    /// Awaited, runs the task inline as `co_await` does, but hands back the
+    /// exception it ended by (cancelled or panicked) instead of throwing it,
+    /// or nullptr once its value went to `*into`. For a scope that runs its
+    /// cleanup after its body whatever happened (a region draining its tasks)
+    /// without a throw and a catch for every body that ends by unwinding.
+    template <class Into>
+    struct caught_awaiter : awaiter {
+        Into* into;
+        std::exception_ptr await_resume() {
+            auto& p = this->child_.promise();
+            if (p.ended_by_exception()) return p.exception();
+            try {
+                if constexpr (std::is_void_v<T>)
+                    awaiter::await_resume(), *into = true;
+                else
+                    *into = awaiter::await_resume();
+            } catch (...) {
+                return std::current_exception();
+            }
+            return nullptr;
+        }
+    };
+    template <class Into>
+    caught_awaiter<Into> caught(Into& into) && noexcept {
+        return {awaiter(handle_), &into};
+    }
 
   private:
     handle_type handle_;

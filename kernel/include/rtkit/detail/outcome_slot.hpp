@@ -1,11 +1,13 @@
 #pragma once
 // Where a task's promise keeps its outcome until someone takes it. Not API.
+#include <cxxabi.h>
 #include <bit>
 #include <cstdint>
 #include <exception>
 #include <memory>
 #include <new>
 #include <type_traits>
+#include <typeinfo>
 #include <utility>
 
 #include "rtkit/detail/task_header.hpp"
@@ -42,31 +44,31 @@ class outcome_slot {
         tag = tag_of(state::ok);
     }
     /// Sets the outcome for the exception being handled: cancelled for
-    /// task_cancelled, panicked for anything else.
+    /// task_cancelled, panicked for anything else. Either keeps the exception
+    /// itself, so that an awaiter can throw it on without making another.
     void set_current_exception(std::uint8_t& tag) noexcept {
         destroy(tag);
-        try {
-            throw;
-        } catch (const task_cancelled& c) {
-            new (&reason_)
-                std::unique_ptr<cancel_reason>(std::make_unique<cancel_reason>(c.reason()));
-            tag = tag_of(state::cancelled);
-        } catch (...) {
-            new (&panic_) std::exception_ptr(std::current_exception());
-            tag = tag_of(state::panicked);
-        }
+        new (&thrown_) std::exception_ptr(std::current_exception());
+        tag = tag_of(handling_cancellation() ? state::cancelled : state::panicked);
     }
     static bool is_panicked(std::uint8_t tag) noexcept { return tag == tag_of(state::panicked); }
+    static bool is_cancelled(std::uint8_t tag) noexcept { return tag == tag_of(state::cancelled); }
+    /// Whether the task ended by an exception (cancelled or panicked).
+    static bool is_thrown(std::uint8_t tag) noexcept {
+        return is_cancelled(tag) || is_panicked(tag);
+    }
+    /// The exception the task ended by (is_thrown(tag)).
+    std::exception_ptr exception() const noexcept { return thrown_; }
 
     /// Moves the outcome out.
-    outcome<T> take(std::uint8_t tag) noexcept(std::is_nothrow_move_constructible_v<T>) {
+    outcome<T> take(std::uint8_t tag) {
         switch (tag) {
             case tag_of(state::ok):
                 return outcome<T>(std::in_place_index<0>, std::move(value_));
             case tag_of(state::cancelled):
-                return outcome<T>(std::in_place_index<2>, std::move(reason_));
+                return outcome<T>(std::in_place_index<2>, reason_of(thrown_));
             case tag_of(state::panicked):
-                return outcome<T>(std::in_place_index<3>, std::move(panic_));
+                return outcome<T>(std::in_place_index<3>, std::move(thrown_));
             default:
                 return outcome<T>();
         }
@@ -79,10 +81,8 @@ class outcome_slot {
                 value_.~T();
                 break;
             case tag_of(state::cancelled):
-                reason_.~unique_ptr();
-                break;
             case tag_of(state::panicked):
-                panic_.~exception_ptr();
+                thrown_.~exception_ptr();
                 break;
             default:
                 break;
@@ -91,6 +91,32 @@ class outcome_slot {
     }
 
   private:
+    /// Whether the exception being handled is a task_cancelled. Its exact
+    /// type, read without throwing, answers for the kernel's own; only another
+    /// type (a panic, or a class derived from task_cancelled) is rethrown to
+    /// ask. A rethrow for every cancelled frame would double what unwinding a
+    /// cancelled task costs.
+    static bool handling_cancellation() noexcept {
+        if (const std::type_info* type = abi::__cxa_current_exception_type();
+            type && *type == typeid(task_cancelled))
+            return true;
+        try {
+            throw;
+        } catch (const task_cancelled&) {
+            return true;
+        } catch (...) {
+            return false;
+        }
+    }
+    /// The reason a task_cancelled carries, read when somebody takes the outcome.
+    static std::unique_ptr<cancel_reason> reason_of(const std::exception_ptr& thrown) {
+        try {
+            std::rethrow_exception(thrown);
+        } catch (const task_cancelled& c) {
+            return std::make_unique<cancel_reason>(c.reason());
+        }
+    }
+
     static constexpr std::uint8_t tag_of(state s) noexcept {
         return static_cast<std::uint8_t>(static_cast<int>(s) + 1);
     }
@@ -102,8 +128,7 @@ class outcome_slot {
 
     union {
         T value_;
-        std::unique_ptr<cancel_reason> reason_;
-        std::exception_ptr panic_;
+        std::exception_ptr thrown_;  ///< cancelled: a task_cancelled; panicked: anything
     };
 };
 

@@ -76,18 +76,15 @@ task<R> run_region(handle& home, region_node& parent, F body) {
     node.link_under(parent);
     if (home.tracing()) home.trace_region(node.id, true);
     parent.enter();
-    std::exception_ptr failure;
     std::optional<std::conditional_t<std::is_void_v<R>, bool, R>> value;
+    std::exception_ptr failure;
     try {
         scoped_spawn_region inside(node);
-        if constexpr (std::is_void_v<R>) {
-            co_await body(cx(home, current_task(), node));
-            value = true;
-        } else {
-            value = co_await body(cx(home, current_task(), node));
-        }
+        // The body's own failure comes back without a throw, so that a body
+        // unwinding by cancellation costs one throw less.
+        failure = co_await body(cx(home, current_task(), node)).caught(value);
     } catch (...) {
-        failure = std::current_exception();
+        failure = std::current_exception();  // starting the body failed
     }
     // A failure of the body comes first; else that of a task nobody took.
     std::exception_ptr child_failure;

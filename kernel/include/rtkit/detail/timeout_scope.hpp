@@ -64,15 +64,16 @@ class [[nodiscard]] timeout_awaiter {
     result_type await_resume() {
         pushed_ = false;
         const bool fired = pop_timeout(scope_);
-        outcome<T> result = inner_.promise().take_result();
-        if (result.is_cancelled()) {
+        if (inner_.promise().ended_cancelled()) {
             // Our deadline, unless a real cancellation (or an outer deadline
             // still in force) also interrupts the task: then keep unwinding.
             if (fired &&
                 !(current_task()->state.load(std::memory_order_acquire) & task_state::interrupted))
                 return result_type{};
-            throw task_cancelled(result.reason());
+            inner_.promise().rethrow_if_thrown();
         }
+        outcome<T> result = inner_.promise().take_result();
+        if (result.is_cancelled()) throw task_cancelled(result.reason());  // never completed
         if constexpr (std::is_void_v<T>) {
             result.value();  // rethrows what the inner task threw
             return true;
