@@ -101,6 +101,13 @@ struct promise_with_outcome : promise_base {
     void rethrow_if_thrown() const {
         if (ended_by_exception()) std::rethrow_exception(exception());
     }
+    bool ended_ok() const noexcept { return outcome_slot<V>::is_ok(outcome_tag); }
+    /// Moves the value out (ended_ok()). Straight into the awaiter's result:
+    /// through an outcome<V>, a value returned in registers went to memory and
+    /// back, a store-to-load stall on every await of an inline task.
+    V take_value() noexcept(std::is_nothrow_move_constructible_v<V>) {
+        return std::move(slot().value());
+    }
     bool ended_cancelled() const noexcept { return outcome_slot<V>::is_cancelled(outcome_tag); }
     bool ended_by_exception() const noexcept { return outcome_slot<V>::is_thrown(outcome_tag); }
     /// The exception the task ended by (ended_by_exception()).
@@ -192,10 +199,17 @@ class [[nodiscard]] task {
             return child_;
         }
         T await_resume() {
+            auto& p = child_.promise();
+            if (p.ended_ok()) [[likely]] {
+                if constexpr (std::is_void_v<T>)
+                    return;
+                else
+                    return p.take_value();
+            }
             // A cancelled or panicked inline task keeps unwinding its awaiter
             // with the same exception.
-            child_.promise().rethrow_if_thrown();
-            outcome<T> result = child_.promise().take_result();
+            p.rethrow_if_thrown();
+            outcome<T> result = p.take_result();
             if (result.is_cancelled()) throw task_cancelled(result.reason());  // never completed
             if constexpr (std::is_void_v<T>)
                 std::move(result).value();

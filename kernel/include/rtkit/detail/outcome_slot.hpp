@@ -51,6 +51,9 @@ class outcome_slot {
         new (&thrown_) std::exception_ptr(std::current_exception());
         tag = tag_of(handling_cancellation() ? state::cancelled : state::panicked);
     }
+    static bool is_ok(std::uint8_t tag) noexcept { return tag == tag_of(state::ok); }
+    /// The value (is_ok(tag)), to move out; destroy() still ends it.
+    T& value() noexcept { return value_; }
     static bool is_panicked(std::uint8_t tag) noexcept { return tag == tag_of(state::panicked); }
     static bool is_cancelled(std::uint8_t tag) noexcept { return tag == tag_of(state::cancelled); }
     /// Whether the task ended by an exception (cancelled or panicked).
