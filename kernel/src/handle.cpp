@@ -294,6 +294,8 @@ void handle::trace_spawn(task_header* task, const task_name* name) {
             extras.trace_site =
                 trace.intern(std::string(name->file) + ':' + std::to_string(name->line));
     }
+    // Its wakers are counted from now on (lost_wakes.hpp); nobody else sees it yet.
+    task->state.fetch_or(task_state::traced, std::memory_order_relaxed);
     trace_record r;
     r.kind = trace_kind::spawn;
     r.task = task->id().raw;

@@ -332,6 +332,16 @@ void trace_recorder::write_event(const trace_record& r) {
             append_number(out, r.a);
             out += "}}";
             break;
+        case trace_kind::lost_wake:
+            head("i", "lint", "lost_wake");
+            out += R"(,"s":"t","args":{"task":)";
+            append_number(out, r.task);
+            out += R"(,"name":)";
+            append_json_string(out, text(r.name));
+            out += R"(,"site":)";
+            append_json_string(out, text(r.site));
+            out += "}}";
+            break;
         case trace_kind::counters:
             head("C", "task", "tasks");
             out += R"(,"args":{"alive":)";

@@ -36,6 +36,7 @@ enum class trace_kind : std::uint8_t {
     region_open,   ///< a = region id
     region_close,  ///< a = region id
     counters,      ///< a = tasks alive, b = entries queued
+    lost_wake,     ///< task, name, site: left waiting where nothing can wake it
 };
 
 /// Who made a wake (trace_record::detail, low two bits).
