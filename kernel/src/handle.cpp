@@ -6,6 +6,7 @@
 #include <optional>
 #include <thread>
 
+#include "frame_sizes.hpp"
 #include "outside_wakes.hpp"
 #include "rtkit/cx.hpp"
 #include "rtkit/detail/chaos.hpp"
@@ -299,6 +300,7 @@ void handle::trace_spawn(task_header* task, const task_name* name) {
     trace_record r;
     r.kind = trace_kind::spawn;
     r.task = task->id().raw;
+    r.b = noted_frame_size(task->frame().address());
     task_header* parent = current_task();
     r.a = parent ? parent->id().raw : 0;
     r.name = extras.trace_name;

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "frame_sizes.hpp"
+
 namespace rtkit::detail {
 
 namespace {
@@ -120,6 +122,7 @@ trace_recorder::trace_recorder(const trace_config& config, const runtime_clock& 
                                  " (set [trace] file, or rtctl run --trace, to a writable path)");
     std::fputs("{\"traceEvents\":[", file_);
     line_.reserve(65536 + 1024);
+    note_frame_sizes();  // for the spawn records' frame_bytes
 }
 
 trace_recorder::~trace_recorder() {

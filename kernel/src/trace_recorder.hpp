@@ -22,7 +22,7 @@ namespace rtkit::detail {
 
 /// What a trace record says happened.
 enum class trace_kind : std::uint8_t {
-    spawn,         ///< task, a = parent, name, site
+    spawn,         ///< task, a = parent, b = frame bytes (0: not known), name, site
     poll,          ///< task, dur, a = the flow id of the wake that caused it (0: none), name,
                    ///< site, detail = 1 when taken from the cancel lane
     wake,          ///< task, a = flow id, detail = trace_wake_from | trace_wake_self

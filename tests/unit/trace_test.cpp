@@ -438,7 +438,7 @@ TEST_CASE("trace - a file that cannot be written is refused with its path") {
     CHECK_FALSE(std::filesystem::exists(c.trace.file));
 }
 
-// --- Lost wake-ups (kernel/src/lost_wakes.hpp) ---
+// --- Lost wake-ups (kernel/src/lost_wakes.hpp) and frame sizes ---
 
 namespace {
 
@@ -723,4 +723,36 @@ TEST_CASE("trace - a wait that a timeout scope ends is no lost wake-up") {
     const json events = file.read();
     CHECK(lost_wakes(events).empty());
     CHECK(outcome_of(events, task_of(spawn_of(events, "bounded"))) == "completed");
+}
+
+namespace {
+
+constexpr std::size_t big_array = 20000;
+
+/// A frame that holds `big_array` bytes across an await.
+task<std::size_t> big_frame() {
+    std::array<char, big_array> bytes{};
+    co_await yield_now();
+    bytes[1] = 1;
+    co_return bytes.size() + bytes[1];
+}
+
+}  // namespace
+
+TEST_CASE("trace - a spawn records the size of its task's frame") {
+    test::on_both_flavors([](runtime_config flavor) {
+        trace_file file;
+        {
+            runtime rt(file.config(flavor));
+            rt.block_on([]() -> task<void> {
+                CHECK((co_await spawn("big", big_frame())).value() == big_array + 1);
+                (void)co_await spawn("small", []() -> task<void> { co_return; }());
+            }());
+        }
+        const json events = file.read();
+        CHECK(spawn_of(events, "big")["args"]["frame_bytes"].get<std::uint64_t>() >= big_array);
+        const auto small = spawn_of(events, "small")["args"]["frame_bytes"].get<std::uint64_t>();
+        CHECK(small >= 48);  // the task header at least
+        CHECK(small < 1024);
+    });
 }
