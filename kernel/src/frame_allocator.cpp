@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "frame_pages.hpp"
+#include "frame_sizes.hpp"
 #include "rtkit/task.hpp"
 
 // GCC says so with __SANITIZE_*__; clang before 15 only through __has_feature.
@@ -42,16 +43,46 @@ namespace rtkit::detail {
 
 __thread bool frame_chunks_on_huge_pages __attribute__((tls_model("initial-exec"))) = false;
 
+namespace {
+
+// Frame sizes for traces (frame_sizes.hpp): off until a runtime traces, then
+// the threads remember their last few allocations.
+std::atomic<bool> noting_sizes{false};
+struct noted_frame {
+    const void* frame;
+    std::size_t size;
+};
+constexpr std::size_t noted_count = 8;
+[[gnu::tls_model("initial-exec")]] thread_local std::array<noted_frame, noted_count> noted{};
+[[gnu::tls_model("initial-exec")]] thread_local std::size_t noted_next = 0;
+
+[[gnu::noinline]] void note_size(const void* frame, std::size_t size) noexcept {
+    noted[noted_next++ % noted_count] = {frame, size};
+}
+
+}  // namespace
+
+std::size_t noted_frame_size(const void* frame) noexcept {
+    for (const noted_frame& n : noted)
+        if (n.frame == frame) return n.size;
+    return 0;
+}
+
 #ifdef RTKIT_SYSTEM_FRAMES
 
 void* allocate_frame(std::size_t size) {
-    return ::operator new(size);
+    void* frame = ::operator new(size);
+    if (noting_sizes.load(std::memory_order_relaxed)) note_size(frame, size);
+    return frame;
 }
 void free_frame(void* frame, std::size_t size) noexcept {
     ::operator delete(frame, size);
 }
 std::size_t frame_memory_mapped() noexcept {
     return 0;
+}
+void note_frame_sizes() noexcept {
+    noting_sizes.store(true, std::memory_order_relaxed);
 }
 
 #else
@@ -134,8 +165,13 @@ std::byte* map_chunk() {
     return reinterpret_cast<std::byte*>(aligned);
 }
 
-/// Set once this thread's pool is gone (frames freed by later thread-exit code).
-[[gnu::tls_model("initial-exec")]] thread_local bool pool_gone = false;
+/// What makes this thread's allocations leave the fast path, one load for both:
+/// its pool is gone (frames freed by later thread-exit code), or it notes
+/// frame sizes (frame_sizes.hpp: a runtime traces).
+namespace special {
+enum : std::uint8_t { pool_gone = 1, noting = 2 };
+}
+[[gnu::tls_model("initial-exec")]] thread_local std::uint8_t allocation_special = 0;
 /// This thread's pool once created: one %fs-relative load on the hot path.
 [[gnu::tls_model("initial-exec")]] thread_local frame_pool* pool_of_thread = nullptr;
 
@@ -159,13 +195,14 @@ struct thread_pool {
         for (std::size_t cls = 0; cls < class_count; ++cls)
             move_frames(pool.free_lists[cls], stash().free_lists[cls], pool.free_lists[cls].length);
         keep_longer_tail(stash(), pool);
-        pool_gone = true;
+        allocation_special |= special::pool_gone;
         pool_of_thread = nullptr;
     }
 };
 
 frame_pool& create_local_pool() {
     static thread_local thread_pool pool;  // registers the exit hand-over
+    if (noting_sizes.load(std::memory_order_relaxed)) allocation_special |= special::noting;
     pool_of_thread = &pool.pool;
     return pool.pool;
 }
@@ -268,12 +305,32 @@ void free_to(frame_pool& pool, void* frame, std::size_t size) noexcept {
     push(stash().free_lists[(size - 1) / granule], frame);
 }
 
+/// An allocation off the fast path (allocation_special).
+[[gnu::noinline]] void* allocate_specially(std::size_t size) {
+    void* frame = allocation_special & special::pool_gone ? allocate_from_stash(size)
+                                                          : allocate_from(local_pool(), size);
+    if (allocation_special & special::noting) note_size(frame, size);
+    return frame;
+}
+
 }  // namespace
 
 void* allocate_frame(std::size_t size) {
-    if (size > max_pooled) return ::operator new(size);
-    if (pool_gone) return allocate_from_stash(size);
+    if (size > max_pooled) {
+        void* frame = ::operator new(size);
+        if (noting_sizes.load(std::memory_order_relaxed)) note_size(frame, size);
+        return frame;
+    }
+    if (allocation_special) [[unlikely]]
+        return allocate_specially(size);
     return allocate_from(local_pool(), size);
+}
+
+void note_frame_sizes() noexcept {
+    noting_sizes.store(true, std::memory_order_relaxed);
+    // Threads that allocate from now on start noting; this one (which built
+    // the runtime, and may call its block_on) at once.
+    if (!(allocation_special & special::pool_gone)) allocation_special |= special::noting;
 }
 
 std::size_t frame_memory_mapped() noexcept {
@@ -283,7 +340,7 @@ std::size_t frame_memory_mapped() noexcept {
 void free_frame(void* frame, std::size_t size) noexcept {
     if (size > max_pooled) {
         ::operator delete(frame, size);
-    } else if (pool_gone) {
+    } else if (allocation_special & special::pool_gone) {
         free_to_stash(frame, size);
     } else {
         free_to(local_pool(), frame, size);

@@ -6,6 +6,7 @@
 #include <optional>
 #include <thread>
 
+#include "frame_sizes.hpp"
 #include "outside_wakes.hpp"
 #include "rtkit/cx.hpp"
 #include "rtkit/detail/chaos.hpp"
@@ -294,9 +295,12 @@ void handle::trace_spawn(task_header* task, const task_name* name) {
             extras.trace_site =
                 trace.intern(std::string(name->file) + ':' + std::to_string(name->line));
     }
+    // Its wakers are counted from now on (lost_wakes.hpp); nobody else sees it yet.
+    task->state.fetch_or(task_state::traced, std::memory_order_relaxed);
     trace_record r;
     r.kind = trace_kind::spawn;
     r.task = task->id().raw;
+    r.b = noted_frame_size(task->frame().address());
     task_header* parent = current_task();
     r.a = parent ? parent->id().raw : 0;
     r.name = extras.trace_name;

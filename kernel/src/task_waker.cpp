@@ -4,6 +4,7 @@
 #include <string>
 
 #include "lane_entries.hpp"
+#include "lost_wakes.hpp"
 #include "rtkit/cx.hpp"
 #include "rtkit/detail/coop_budget.hpp"
 #include "rtkit/detail/region_node.hpp"
@@ -72,7 +73,10 @@ constexpr waker_vtable task_waker_vtable{&waker_wake, &waker_wake_by_ref, &waker
 }  // namespace
 
 waker task_header::make_waker() noexcept {
-    add_ref();
+    // The state word the reference goes into says whether wakers are counted.
+    if (state.fetch_add(task_state::one_ref, std::memory_order_relaxed) & task_state::traced)
+        [[unlikely]]
+        return make_traced_waker(*this);
     return waker(this, &task_waker_vtable);
 }
 

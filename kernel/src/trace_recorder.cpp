@@ -5,6 +5,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "frame_sizes.hpp"
+
 namespace rtkit::detail {
 
 namespace {
@@ -120,6 +122,7 @@ trace_recorder::trace_recorder(const trace_config& config, const runtime_clock& 
                                  " (set [trace] file, or rtctl run --trace, to a writable path)");
     std::fputs("{\"traceEvents\":[", file_);
     line_.reserve(65536 + 1024);
+    note_frame_sizes();  // for the spawn records' frame_bytes
 }
 
 trace_recorder::~trace_recorder() {
@@ -330,6 +333,16 @@ void trace_recorder::write_event(const trace_record& r) {
             head("i", "region", r.kind == trace_kind::region_open ? "open" : "close");
             out += R"(,"s":"t","args":{"region":)";
             append_number(out, r.a);
+            out += "}}";
+            break;
+        case trace_kind::lost_wake:
+            head("i", "lint", "lost_wake");
+            out += R"(,"s":"t","args":{"task":)";
+            append_number(out, r.task);
+            out += R"(,"name":)";
+            append_json_string(out, text(r.name));
+            out += R"(,"site":)";
+            append_json_string(out, text(r.site));
             out += "}}";
             break;
         case trace_kind::counters:

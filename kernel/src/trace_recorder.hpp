@@ -22,7 +22,7 @@ namespace rtkit::detail {
 
 /// What a trace record says happened.
 enum class trace_kind : std::uint8_t {
-    spawn,         ///< task, a = parent, name, site
+    spawn,         ///< task, a = parent, b = frame bytes (0: not known), name, site
     poll,          ///< task, dur, a = the flow id of the wake that caused it (0: none), name,
                    ///< site, detail = 1 when taken from the cancel lane
     wake,          ///< task, a = flow id, detail = trace_wake_from | trace_wake_self
@@ -36,6 +36,7 @@ enum class trace_kind : std::uint8_t {
     region_open,   ///< a = region id
     region_close,  ///< a = region id
     counters,      ///< a = tasks alive, b = entries queued
+    lost_wake,     ///< task, name, site: left waiting where nothing can wake it
 };
 
 /// Who made a wake (trace_record::detail, low two bits).

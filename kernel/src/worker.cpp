@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "lost_wakes.hpp"
 #include "rtkit/detail/chaos.hpp"
 #include "rtkit/detail/task_extras.hpp"
 #include "thread_context.hpp"
@@ -552,8 +553,16 @@ void worker::run_until_drained(instant deadline) {
 
 void worker::after_suspend(task_header* task) noexcept {
     using namespace task_state;
-    std::uint64_t s = task->state.load(std::memory_order_relaxed);
-    if (!shared_ && !(s & notified) && suspended_count_ < suspended_capacity) {
+    const std::uint64_t s = task->state.load(std::memory_order_relaxed);
+    // One test for both: a traced task's wait is looked at (lost_wakes.hpp).
+    if (s & (notified | traced)) [[unlikely]] {
+        if (s & traced) note_traced_suspend(*task);
+        if (s & notified) {
+            mark_idle_or_requeue(task);
+            return;
+        }
+    }
+    if (!shared_ && suspended_count_ < suspended_capacity) {
         task->lanes_of.store(static_cast<std::uint16_t>(in_suspended | suspended_count_),
                              std::memory_order_relaxed);
         suspended_[suspended_count_++] = task;
@@ -632,6 +641,7 @@ void worker::execute_traced(task_header* task) {
         r.name = extras->trace_name;
         r.site = extras->trace_site;
         r.a = extras->trace_flow.exchange(0, std::memory_order_relaxed);
+        note_traced_poll(*extras);
     }
     if (task->state.load(std::memory_order_relaxed) & task_state::cancel_requested) r.detail = 1;
     try {

@@ -157,8 +157,31 @@ TEST_CASE("inspect TRACE: a task that woke itself for most of its wakes is a lin
     CHECK(r.out.find("  task 'worker' (task ") != std::string::npos);
 }
 
-TEST_CASE(
-    "inspect TRACE: lost wake-ups and large frames (a fixture: today's runtime records neither)") {
+TEST_CASE("inspect TRACE: a C++ program's lost wake-up and large frame are lints") {
+    temp_file trace(".json");
+    const rtctl_result made = run_program(LOST_WAKE_TRACE_PATH, {trace.path});
+    CAPTURE(made.err);
+    REQUIRE(made.status == 0);
+    const rtctl_result r = run_rtctl({"inspect", trace.path});
+    CHECK(r.status == 0);
+    CAPTURE(r.out);
+    CHECK(r.out.find("\nlints: 2\n") != std::string::npos);
+    const std::size_t lost = r.out.find("\n  task 'forgotten' (task ");
+    REQUIRE(lost != std::string::npos);
+    const std::string lost_line = r.out.substr(lost + 1, r.out.find('\n', lost + 1) - lost - 1);
+    CHECK(lost_line.find(") can never run again: it was left pending with no waker (a lost "
+                         "wake-up); spawned at ") != std::string::npos);
+    CHECK(lost_line.find("lost_wake_trace.cpp:") != std::string::npos);
+    const std::size_t big = r.out.find("\n  task 'hog' (task ");
+    REQUIRE(big != std::string::npos);
+    const std::string big_line = r.out.substr(big + 1, r.out.find('\n', big + 1) - big - 1);
+    const std::size_t bytes_at = big_line.find(") has a coroutine frame of ");
+    REQUIRE(bytes_at != std::string::npos);
+    CHECK(std::stoull(big_line.substr(bytes_at + 27)) >= 40000);
+    CHECK(big_line.find(" bytes, over 16384; spawned at ") != std::string::npos);
+}
+
+TEST_CASE("inspect TRACE: lost wake-ups and large frames in a fixture") {
     const std::string fixture = "tests/cli/traces/lost_wake_and_big_frame.json";
     const rtctl_result r = run_rtctl({"inspect", fixture});
     CHECK(r.status == 0);

@@ -22,6 +22,11 @@ std::string slurp(const std::string& path) {
 }  // namespace
 
 rtctl_result run_rtctl(const std::vector<std::string>& args, const rtctl_limits& limits) {
+    return run_program(RTCTL_PATH, args, limits);
+}
+
+rtctl_result run_program(const std::string& path, const std::vector<std::string>& args,
+                         const rtctl_limits& limits) {
     // Files, not pipes: nothing to deadlock on whatever rtctl writes.
     char out_path[] = "/tmp/rtctl-out-XXXXXX";
     char err_path[] = "/tmp/rtctl-err-XXXXXX";
@@ -30,7 +35,7 @@ rtctl_result run_rtctl(const std::vector<std::string>& args, const rtctl_limits&
     if (out_fd < 0 || err_fd < 0) throw std::runtime_error("mkstemp failed");
 
     std::vector<char*> argv;
-    std::string program = RTCTL_PATH;
+    std::string program = path;
     argv.push_back(program.data());
     std::vector<std::string> copies(args);
     for (auto& a : copies)

@@ -24,3 +24,6 @@ struct rtctl_limits {
 
 /// Runs RTCTL_PATH with `args` in the source directory.
 rtctl_result run_rtctl(const std::vector<std::string>& args, const rtctl_limits& limits = {});
+/// Runs the program at `path` with `args` in the source directory.
+rtctl_result run_program(const std::string& path, const std::vector<std::string>& args,
+                         const rtctl_limits& limits = {});

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -435,4 +436,323 @@ TEST_CASE("trace - a file that cannot be written is refused with its path") {
     c.trace.buffer_events = 0;
     CHECK_THROWS_AS(runtime{c}, std::invalid_argument);
     CHECK_FALSE(std::filesystem::exists(c.trace.file));
+}
+
+// --- Lost wake-ups (kernel/src/lost_wakes.hpp) and frame sizes ---
+
+namespace {
+
+/// An awaitable that takes its task's waker and drops it before it suspends:
+/// a lost wake-up.
+struct drops_its_waker {
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<>) { (void)current_waker(); }
+    void await_resume() const noexcept {}
+};
+
+/// An awaitable that suspends without ever asking for a waker.
+struct never_asks {
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<>) const noexcept {}
+    void await_resume() const noexcept {}
+};
+
+/// Where an awaiting task leaves its waker for someone else to wake or drop.
+struct mailbox {
+    std::mutex lock;
+    waker left;
+    test::signal_flag filled;
+    struct awaiter {
+        mailbox& box;
+        bool await_ready() const noexcept { return false; }
+        void await_suspend(std::coroutine_handle<>) {
+            {
+                std::lock_guard guard(box.lock);
+                box.left = current_waker();
+            }
+            box.filled.set();
+        }
+        void await_resume() const noexcept {}
+    };
+    awaiter wait() { return awaiter{*this}; }
+    waker take() {
+        std::lock_guard guard(lock);
+        return std::move(left);
+    }
+};
+
+/// The ids of the tasks the trace reports as lost wake-ups, checking each event.
+std::multiset<std::uint64_t> lost_wakes(const json& events) {
+    std::multiset<std::uint64_t> lost;
+    for (const json& e : events_where(events, "i", "lost_wake")) {
+        CHECK(e["cat"] == "lint");
+        CHECK(e["s"] == "t");
+        CHECK(e["args"]["name"].is_string());
+        CHECK(e["args"]["site"].is_string());
+        lost.insert(task_of(e));
+    }
+    return lost;
+}
+
+/// Waits in `box`; a cancellation that woke it ends it cancelled (the
+/// mailbox, like most hand-written awaitables, does not look).
+task<void> wait_in(mailbox& box) {
+    co_await box.wait();
+    cx::current().checkpoint();
+}
+
+task<int> receive_one(sync::channel_receiver<int> rx) {
+    const std::optional<int> value = co_await rx.recv();
+    co_return value.value_or(-1);
+}
+
+std::string outcome_of(const json& events, std::uint64_t id) {
+    for (const json& e : events_where(events, "i", "end"))
+        if (task_of(e) == id) return e["args"]["outcome"];
+    return "(none)";
+}
+
+}  // namespace
+
+TEST_CASE("trace - a task whose awaiter drops or never takes its waker is a lost wake-up") {
+    trace_file file;
+    {
+        runtime rt(file.config());  // current_thread: each suspends before the root goes on
+        rt.block_on([]() -> task<void> {
+            auto dropped = spawn("dropped", []() -> task<void> {
+                co_await drops_its_waker{};
+                cx::current().checkpoint();
+            }());
+            auto never = spawn("never", []() -> task<void> {
+                co_await never_asks{};
+                cx::current().checkpoint();
+            }());
+            co_await yield_now();
+            co_await yield_now();
+            // Both can only be cancelled now: the first is, the second goes
+            // with the runtime's shutdown. Neither is reported again.
+            dropped.cancel();
+            (void)co_await std::move(dropped);
+        }());
+    }
+    const json events = file.read();
+    check_common_fields(events);
+    const json dropped = spawn_of(events, "dropped");
+    const json never = spawn_of(events, "never");
+    CHECK(lost_wakes(events) == std::multiset<std::uint64_t>{task_of(dropped), task_of(never)});
+    for (const json& e : events_where(events, "i", "lost_wake")) {
+        const json& spawn = task_of(e) == task_of(dropped) ? dropped : never;
+        CHECK(e["args"]["name"] == spawn["args"]["name"]);
+        CHECK(e["args"]["site"] == spawn["args"]["site"]);
+        CHECK(e["tid"] == 0);  // seen on the worker, as the poll ended
+    }
+    CHECK(outcome_of(events, task_of(dropped)) == "cancelled");
+    CHECK(outcome_of(events, task_of(never)) == "cancelled");
+}
+
+TEST_CASE("trace - a waker dropped by another thread without a wake is a lost wake-up") {
+    trace_file file;
+    mailbox box;
+    test::signal_flag suspended, dropped;
+    {
+        runtime rt(file.config());  // current_thread: the root runs once the poll ended
+        std::thread dropper([&] {
+            REQUIRE(suspended.wait_for(60s));
+            waker w = box.take();
+            waker clone = w;  // the last of two references goes
+            w.reset();
+            clone.reset();
+            dropped.set();
+        });
+        rt.block_on([&]() -> task<void> {
+            (void)spawn("forgotten", wait_in(box));
+            co_await test::yield_until([&] { return box.filled.is_set(); });
+            suspended.set();  // with one waker left, held by the dropper
+            co_await test::yield_until([&] { return dropped.is_set(); });
+        }());
+        dropper.join();
+    }
+    const json events = file.read();
+    check_common_fields(events);
+    const std::uint64_t id = task_of(spawn_of(events, "forgotten"));
+    CHECK(lost_wakes(events) == std::multiset<std::uint64_t>{id});
+    // Reported by the thread that dropped it: a track of its own.
+    for (const json& e : events_where(events, "i", "lost_wake"))
+        CHECK(e["tid"].get<int>() >= 1000);
+    CHECK(outcome_of(events, id) == "cancelled");  // by the shutdown
+}
+
+TEST_CASE("trace - a waker another thread holds and wakes later is no lost wake-up") {
+    test::on_both_flavors([](runtime_config flavor) {
+        trace_file file;
+        mailbox box;
+        {
+            runtime rt(file.config(flavor));
+            std::thread waker_thread([&] {
+                REQUIRE(box.filled.wait_for(60s));
+                waker w = box.take();
+                waker clone = w;
+                w.reset();  // not the last: the clone wakes it
+                clone.wake();
+            });
+            rt.block_on([&]() -> task<void> { (void)co_await spawn("woken", wait_in(box)); }());
+            waker_thread.join();
+        }
+        const json events = file.read();
+        CHECK(lost_wakes(events).empty());
+        CHECK(outcome_of(events, task_of(spawn_of(events, "woken"))) == "completed");
+    });
+}
+
+TEST_CASE("trace - waits on channels and timers and sockets and joins are no lost wake-ups") {
+    test::on_both_flavors([](runtime_config flavor) {
+        trace_file file;
+        {
+            runtime rt(file.config(flavor));
+            rt.block_on([]() -> task<void> {
+                auto [tx, rx] = sync::make_channel<int>(1);
+                auto receiver = spawn("receiver", receive_one(std::move(rx)));
+                auto sleeper = spawn("sleeper", []() -> task<void> { co_await sleep(1ms); }());
+                auto joiner = spawn("joiner", [](join_handle<void> inner) -> task<void> {
+                    (void)co_await std::move(inner);
+                }(spawn("joined", []() -> task<void> { co_await sleep(2ms); }())));
+                auto a = net::udp_socket::bind(net::socket_address::loopback(0));
+                auto b = net::udp_socket::bind(net::socket_address::loopback(0));
+                auto listener = net::tcp_listener::bind(net::socket_address::loopback(0));
+                const net::socket_address b_at = b.local_address();
+                const net::socket_address listener_at = listener.local_address();
+                auto datagram = spawn("datagram", [](net::udp_socket b) -> task<std::size_t> {
+                    char buffer[16];
+                    co_return (co_await b.recv_from(buffer, sizeof buffer)).size;
+                }(std::move(b)));
+                auto stream = spawn("stream", [](net::tcp_listener l) -> task<std::size_t> {
+                    net::tcp_stream peer = co_await l.accept();
+                    char buffer[16];
+                    co_return co_await peer.read(buffer, sizeof buffer);
+                }(std::move(listener)));
+                // Each waits before it is answered.
+                for (int i = 0; i < 4; ++i)
+                    co_await yield_now();
+                (void)co_await tx.send(7);
+                CHECK(co_await a.send_to("ping", b_at) == 4);
+                net::tcp_stream client = co_await net::tcp_stream::connect(listener_at);
+                CHECK(co_await client.write("pong", 4) == 4);
+                CHECK((co_await std::move(receiver)).value() == 7);
+                (void)co_await std::move(sleeper);
+                (void)co_await std::move(joiner);
+                CHECK((co_await std::move(datagram)).value() == 4);
+                CHECK((co_await std::move(stream)).value() == 4);
+                // One more waits for ever on a channel: the shutdown ends it.
+                auto [never_tx, never_rx] = sync::make_channel<int>(1);
+                (void)spawn("unanswered", receive_one(std::move(never_rx)));
+                co_await yield_now();
+            }());
+        }
+        const json events = file.read();
+        CHECK(events_where(events, "i", "spawn").size() == 7);
+        CHECK(lost_wakes(events).empty());
+    });
+}
+
+namespace {
+
+/// Takes the waker `box` holds and keeps it while it sleeps for an hour.
+task<void> hold_waker_of(mailbox& box, test::signal_flag& holding) {
+    co_await test::yield_until([&] { return box.filled.is_set(); });
+    waker held = box.take();
+    holding.set();
+    co_await sleep(std::chrono::hours(1));
+}
+
+}  // namespace
+
+TEST_CASE("trace - cancelling a task whose waker is held elsewhere is no lost wake-up") {
+    test::on_both_flavors([](runtime_config flavor) {
+        trace_file file;
+        mailbox box;
+        {
+            runtime rt(file.config(flavor));
+            rt.block_on([&]() -> task<void> {
+                auto waiting = spawn("waiting", wait_in(box));
+                co_await test::yield_until([&] { return box.filled.is_set(); });
+                waiting.cancel();
+                (void)co_await std::move(waiting);
+                box.take().reset();  // its last waker, after it ended
+            }());
+        }
+        const json events = file.read();
+        CHECK(lost_wakes(events).empty());
+        CHECK(outcome_of(events, task_of(spawn_of(events, "waiting"))) == "cancelled");
+    });
+}
+
+TEST_CASE("trace - a shutdown that unwinds the holder of a task's waker is no lost wake-up") {
+    test::on_both_flavors([](runtime_config flavor) {
+        trace_file file;
+        mailbox box;
+        test::signal_flag holding;
+        {
+            runtime rt(file.config(flavor));
+            rt.block_on([&]() -> task<void> {
+                (void)spawn("waiting", wait_in(box));
+                (void)spawn("holder", hold_waker_of(box, holding));
+                co_await test::yield_until([&] { return holding.is_set(); });
+            }());
+        }
+        const json events = file.read();
+        CHECK(lost_wakes(events).empty());
+        CHECK(outcome_of(events, task_of(spawn_of(events, "waiting"))) == "cancelled");
+        CHECK(outcome_of(events, task_of(spawn_of(events, "holder"))) == "cancelled");
+    });
+}
+
+TEST_CASE("trace - a wait that a timeout scope ends is no lost wake-up") {
+    trace_file file;
+    {
+        runtime rt(file.config(virtual_clock()));
+        rt.block_on([]() -> task<void> {
+            (void)co_await spawn("bounded", []() -> task<void> {
+                const bool in_time = co_await timeout(5ms, []() -> task<void> {
+                    co_await never_asks{};
+                    cx::current().checkpoint();
+                }());
+                CHECK_FALSE(in_time);
+            }());
+        }());
+    }
+    const json events = file.read();
+    CHECK(lost_wakes(events).empty());
+    CHECK(outcome_of(events, task_of(spawn_of(events, "bounded"))) == "completed");
+}
+
+namespace {
+
+constexpr std::size_t big_array = 20000;
+
+/// A frame that holds `big_array` bytes across an await.
+task<std::size_t> big_frame() {
+    std::array<char, big_array> bytes{};
+    co_await yield_now();
+    bytes[1] = 1;
+    co_return bytes.size() + bytes[1];
+}
+
+}  // namespace
+
+TEST_CASE("trace - a spawn records the size of its task's frame") {
+    test::on_both_flavors([](runtime_config flavor) {
+        trace_file file;
+        {
+            runtime rt(file.config(flavor));
+            rt.block_on([]() -> task<void> {
+                CHECK((co_await spawn("big", big_frame())).value() == big_array + 1);
+                (void)co_await spawn("small", []() -> task<void> { co_return; }());
+            }());
+        }
+        const json events = file.read();
+        CHECK(spawn_of(events, "big")["args"]["frame_bytes"].get<std::uint64_t>() >= big_array);
+        const auto small = spawn_of(events, "small")["args"]["frame_bytes"].get<std::uint64_t>();
+        CHECK(small >= 48);  // the task header at least
+        CHECK(small < 1024);
+    });
 }

@@ -13,20 +13,25 @@ namespace rtkit::detail {
 /// `registration`, and gives the latched readiness bits: 0 when the task
 /// was woken otherwise, so the caller tries its system call again and waits
 /// once more on EAGAIN. A cancellation point. However it ends, the wait is
-/// unlinked from the registration before the awaiter goes.
-class readiness_awaiter {
+/// unlinked from the registration before the awaiter goes. Its leaf check
+/// resumes it on any wake; it is there to say that the registration, not a
+/// waker, holds the task (lost wake-ups in traces, kernel/src/lost_wakes.hpp).
+class readiness_awaiter : leaf_check {
   public:
     readiness_awaiter(io_registration& registration, interest want) noexcept
-        : registration_(registration), want_(want) {}
+        : leaf_check{&any_wake}, registration_(registration), want_(want) {}
     readiness_awaiter(const readiness_awaiter&) = delete;
     readiness_awaiter& operator=(const readiness_awaiter&) = delete;
     ~readiness_awaiter() { registration_.withdraw(waiter_); }
 
     bool await_ready() const noexcept { return cancel_pending(); }
     bool await_suspend(std::coroutine_handle<>) {
-        const borrowed_task_waker wake(current_task());
+        task_header* self = current_task();
+        const borrowed_task_waker wake(self);
         bits_ = registration_.poll_ready(want_, waiter_, wake.get());
-        return bits_ == 0;
+        if (bits_ != 0) return false;
+        self->leaf = this;
+        return true;
     }
     unsigned await_resume() {
         registration_.withdraw(waiter_);
@@ -35,6 +40,7 @@ class readiness_awaiter {
     }
 
   private:
+    static bool any_wake(leaf_check&) noexcept { return true; }
     io_registration& registration_;
     interest want_;
     io_waiter waiter_;

@@ -74,6 +74,11 @@ struct task_extras : task_extras_region {
     const std::string* trace_site = nullptr;
     /// Traces only: the flow id of the last wake not yet followed by a poll.
     std::atomic<std::uint64_t> trace_flow{0};
+    /// Traced tasks only (task_state::traced): how many wakers of the task
+    /// exist, and whether its last poll ended in a wait that only a waker can
+    /// end (kernel/src/lost_wakes.hpp).
+    std::atomic<std::uint32_t> trace_wakers{0};
+    std::atomic<std::uint8_t> trace_wait{0};
     /// The task's second lane entry, used once a cancellation was requested.
     cancel_stand_in stand_in;
     explicit task_extras(task_header* of) noexcept : stand_in(of, this) {}

@@ -61,6 +61,10 @@ inline constexpr std::uint64_t spawned = 1ull << 11;
 /// Never a task's: the constant state of a cancel_stand_in, which is how the
 /// kernel tells a stand-in from a task when a lane hands an entry back.
 inline constexpr std::uint64_t stand_in = 1ull << 12;
+/// Spawned while its runtime traces: its wakers are counted in its extras, so
+/// that a wait nothing can end is seen (kernel/src/lost_wakes.hpp). Set before
+/// any other thread sees the task.
+inline constexpr std::uint64_t traced = 1ull << 13;
 /// The high half of the state word counts references: this is one.
 inline constexpr std::uint64_t one_ref = 1ull << 32;
 inline constexpr std::uint64_t refs_mask = ~0ull << 32;
@@ -187,9 +191,10 @@ struct task_header : lane_entry {
     /// Takes one more reference.
     void add_ref() noexcept { state.fetch_add(task_state::one_ref, std::memory_order_relaxed); }
     /// Replaces the state bits of a task no other thread can see yet,
-    /// keeping its references and whether it is spawned.
+    /// keeping its references and whether it is spawned and traced.
     void start_with_state(std::uint64_t bits) noexcept {
-        constexpr std::uint64_t kept = task_state::refs_mask | task_state::spawned;
+        constexpr std::uint64_t kept =
+            task_state::refs_mask | task_state::spawned | task_state::traced;
         state.store((state.load(std::memory_order_relaxed) & kept) | bits,
                     std::memory_order_relaxed);
     }
