@@ -7,6 +7,7 @@
 #include "rtkit/reactor_support/thread_number.hpp"
 #include "thread_context.hpp"
 #include "worker.hpp"
+#include "worker_group.hpp"
 
 namespace rtkit::detail {
 

@@ -11,6 +11,7 @@
 #include "rtkit/diagnostics.hpp"
 #include "thread_context.hpp"
 #include "timeouts.hpp"
+#include "worker_group.hpp"
 
 namespace rtkit::detail {
 
@@ -46,7 +47,7 @@ void multi_thread_driver::start() {
 }
 
 void multi_thread_driver::run_worker(worker& w) {
-    scoped_driving here(&w.get_handle());
+    scoped_driving here(&w.get_handle(), w.group().huge_pages());
     bool searching = false;
     // A worker stops counting as searching as soon as it has found work, before
     // it runs any: a task may run for long, and while anyone counts as

@@ -19,6 +19,7 @@
 #include "rtkit/plugin_loader.hpp"
 #include "thread_context.hpp"
 #include "worker.hpp"
+#include "worker_group.hpp"
 
 namespace rtkit {
 namespace detail {

@@ -332,7 +332,7 @@ void worker_group::retire() noexcept {
                 workers_.front()->send_task(task_of_entry(injected[i]));
         // Every store first: a task may sit in another worker's lanes.
         for (auto& w : workers_) {
-            scoped_driving here(&w->get_handle());
+            scoped_driving here(&w->get_handle(), huge_pages_);
             w->drain_inbox();
             w->for_each_task([&](task_header* t) {
                 if (!(t->state.load(std::memory_order_relaxed) & task_state::cancel_requested))
@@ -340,7 +340,7 @@ void worker_group::retire() noexcept {
             });
         }
         for (auto& w : workers_) {
-            scoped_driving here(&w->get_handle());
+            scoped_driving here(&w->get_handle(), huge_pages_);
             for (int polls = 0; polls < retire_polls_per_round && w->run_once(); ++polls) {
             }
             w->drain_inbox();
