@@ -151,7 +151,7 @@ bool multi_thread_driver::park(worker& w, bool searching) {
     duration timeout{-1};
     if (deadline) timeout = std::max(duration{0}, *deadline - w.now());
     // One parked worker waits in the reactor for everybody's I/O.
-    const bool in_reactor = group_.try_lock_io();
+    const bool in_reactor = group_.io().try_lock_for_blocking_poll();
     w.park_state().announce(in_reactor ? parker::in_reactor : parker::on_futex);
     RTKIT_CHAOS_POINT(park_announced);
     // A last look, after announcing: work published before it is seen here,
@@ -176,7 +176,7 @@ bool multi_thread_driver::park(worker& w, bool searching) {
         if (w.trace()) w.trace_park(trace_began);
     }
     w.park_state().clear();
-    if (in_reactor) group_.unlock_io();
+    if (in_reactor) group_.io().unlock_after_blocking_poll();
     RTKIT_CHAOS_POINT(park_woke);
     return idle.woke(w.index());
 }
