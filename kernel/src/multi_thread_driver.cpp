@@ -203,7 +203,7 @@ void multi_thread_driver::unwind_local_tasks(worker& w) {
 }
 
 std::exception_ptr multi_thread_driver::drive(root_reference& reference) {
-    if (handle* here = driving(); here && &here->group() == &group_)
+    if (handle::driven_here(group_))
         throw std::logic_error(
             "block_on called on one of this multi_thread runtime's worker threads would block "
             "that worker: spawn the work and co_await its join handle instead");
@@ -255,7 +255,7 @@ std::size_t multi_thread_driver::live_roots() {
 }
 
 void multi_thread_driver::drain_until(instant deadline) {
-    if (handle* here = driving(); here && &here->group() == &group_) return;
+    if (handle::driven_here(group_)) return;
     const std::thread::id me = std::this_thread::get_id();
     auto roots_elsewhere = [&] {
         std::lock_guard lock(roots_mutex_);
@@ -285,7 +285,7 @@ bool multi_thread_driver::shutdown() {
     // From a task on a worker thread (or a destructor that the retirement
     // below runs): joining this thread, or retiring the worker it is
     // running, must wait for a call from outside.
-    if (handle* here = driving(); here && &here->group() == &group_) return false;
+    if (handle::driven_here(group_)) return false;
     // Two threads may call at once (a watchdog and the owner): one joins and
     // retires, the other waits for it to end.
     std::unique_lock lock(shutdown_mutex_, std::try_to_lock);

@@ -12,9 +12,11 @@ namespace rtkit::detail {
 class handle;
 
 /// The handle of the worker this thread drives (may touch its lanes, timers,
-/// store and, for the current-thread flavor, its reactor), or null. A plain
-/// (GNU `__thread`) variable in the static TLS block of the kernel library:
-/// every wake and spawn reads it to decide local or remote.
+/// store and, for the current-thread flavor, its reactor), or null, of any
+/// runtime. A plain (GNU `__thread`) variable in the static TLS block of the
+/// kernel library: every wake and spawn reads it to decide local or remote.
+/// Whether the thread drives a given runtime is the handle's question
+/// (handle::driven_here, whose header declares the slot too).
 extern __thread handle* driving_slot __attribute__((tls_model("initial-exec")));
 
 inline handle* driving() noexcept {

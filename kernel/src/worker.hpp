@@ -91,6 +91,18 @@ class worker {
     static constexpr std::uint16_t in_cancel_lane = 0x8000;
     static constexpr std::uint16_t in_suspended = 0x4000;
     static constexpr std::uint16_t where_kind = in_cancel_lane | in_suspended;
+    /// Whether `task` is among some worker's tasks suspended in this batch
+    /// (suspended_): only the thread driving that worker may requeue it so.
+    static bool is_suspended_in_batch(const task_header* task) noexcept {
+        return (task->lanes_of.load(std::memory_order_relaxed) & where_kind) == in_suspended;
+    }
+    /// The index of the worker in whose ready lane `task` waits; none when it
+    /// waits in no ready lane (nowhere, in a cancel lane, or suspended).
+    static std::optional<std::uint16_t> in_ready_lane_of(const task_header* task) noexcept {
+        const std::uint16_t where = task->lanes_of.load(std::memory_order_relaxed);
+        if (where == task_header::not_in_lanes || (where & where_kind)) return std::nullopt;
+        return where;
+    }
     /// A wake on the thread driving this worker: when `task` is among the
     /// tasks that suspended here and are still marked running (see
     /// suspended_), queues it with no locked instruction and returns true.
