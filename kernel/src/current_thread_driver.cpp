@@ -12,11 +12,13 @@
 #include "rtkit/join_handle.hpp"
 #include "thread_context.hpp"
 #include "timeouts.hpp"
+#include "worker_group.hpp"
+#include "worker_run_loop.hpp"
 
 namespace rtkit::detail {
 
 void retire_worker::operator()(worker* w) const noexcept {
-    scoped_driving here(&w->get_handle());
+    scoped_driving here(&w->get_handle(), w->group().huge_pages());
     w->group().retire();
 }
 
@@ -173,7 +175,7 @@ void current_thread_driver::run_background(held_worker w) {
             if (!group_.io().begin_driving_here())
                 throw std::runtime_error(group_.io().share_error());
             driving_scope driving(holder_thread_);
-            scoped_driving holder(&w->get_handle());
+            scoped_driving holder(&w->get_handle(), w->group().huge_pages());
             w->rescue_stranded();
             w->run_loop_until(handover_requested, false);
         } catch (...) {
@@ -328,7 +330,8 @@ void current_thread_driver::drain_until(instant deadline) {
         if (held_worker w = acquire()) {
             loan borrowed(*this, std::move(w));
             if (!group_.io().begin_driving_here()) return;
-            scoped_driving holder(&borrowed.get().get_handle());
+            scoped_driving holder(&borrowed.get().get_handle(),
+                                  borrowed.get().group().huge_pages());
             borrowed.get().rescue_stranded();
             borrowed.get().run_until_drained(deadline);
             return;
@@ -405,13 +408,13 @@ std::exception_ptr current_thread_driver::drive(root_reference& reference) {
     if (nested) {
         // Nested in a task or root this thread polls: drive the worker here,
         // between that poll's frames (it is idle at this point of its loop).
-        scoped_driving holder(&worker_.get_handle());
+        scoped_driving holder(&worker_.get_handle(), worker_.group().huge_pages());
         return drive_root_on(worker_, reference, true);
     }
     if (held_worker w = acquire()) {
         loan borrowed(*this, std::move(w));
         if (!group_.io().begin_driving_here()) throw std::runtime_error(group_.io().share_error());
-        scoped_driving holder(&borrowed.get().get_handle());
+        scoped_driving holder(&borrowed.get().get_handle(), borrowed.get().group().huge_pages());
         borrowed.get().rescue_stranded();
         return drive_root_on(borrowed.get(), reference, false);
     }

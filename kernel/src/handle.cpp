@@ -16,6 +16,7 @@
 #include "thread_context.hpp"
 #include "trace_recorder.hpp"
 #include "worker.hpp"
+#include "worker_group.hpp"
 
 namespace rtkit::detail {
 
@@ -131,11 +132,6 @@ inline bool wake_traced(handle* here) noexcept {
 
 }  // namespace
 
-handle* handle::driven_here() const noexcept {
-    handle* here = driving();
-    return here && here->group_ == group_ ? here : nullptr;
-}
-
 instant handle::now() const noexcept {
     return worker_->now();
 }
@@ -159,8 +155,7 @@ void wake_root(task_header* root) noexcept {
 /// The wake, on a thread driving `here` (null: no worker of any runtime).
 void wake(task_header* task, handle* here) noexcept {
     using namespace task_state;
-    if (here && (task->lanes_of.load(std::memory_order_relaxed) & worker::where_kind) ==
-                    worker::in_suspended) {
+    if (here && worker::is_suspended_in_batch(task)) {
         // Suspended in this batch, still marked running: the thread driving
         // its worker requeues it as is (only that worker lists it); any other
         // marks it notified below.
@@ -351,7 +346,7 @@ timer_ticket handle::arm_timer(instant deadline, waker w) {
 void handle::cancel_timer(timer_ticket& ticket) noexcept {
     handle* owner = ticket.owner;
     if (!owner) return;
-    if (!ticket.remote && driving() == owner) {
+    if (!ticket.remote && owner->is_driven_here()) {
         owner->worker_->cancel_timer(ticket.id);
         return;
     }
@@ -394,12 +389,12 @@ void handle::request_cancel(task_header* task, cancel_reason reason) {
     w.wake();
     // Waiting in a ready lane: moved to its worker's cancel lane, so that it
     // unwinds promptly however many ready tasks are ahead of it.
-    const std::uint16_t where = task->lanes_of.load(std::memory_order_relaxed);
     // Not in a ready lane: nowhere, already in the cancel lane, or among its
     // worker's just-suspended tasks (the wake above requeued it, or will).
-    if (where == task_header::not_in_lanes || (where & worker::where_kind)) return;
-    worker& w_lanes = group_->worker_at(where);
-    if (driving() == &w_lanes.get_handle()) {
+    const std::optional<std::uint16_t> where = worker::in_ready_lane_of(task);
+    if (!where) return;
+    worker& w_lanes = group_->worker_at(*where);
+    if (w_lanes.get_handle().is_driven_here()) {
         w_lanes.promote(task);
         return;
     }
@@ -432,7 +427,7 @@ void handle::cancel_region(region_node& region, cancel_reason reason) {
     // Each worker finds the region's tasks in its own store.
     for (std::size_t i = 0; i < group_->size(); ++i) {
         worker& w = group_->worker_at(i);
-        if (driving() == &w.get_handle()) {
+        if (w.get_handle().is_driven_here()) {
             w.cancel_region_tasks(region);
             continue;
         }

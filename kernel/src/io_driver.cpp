@@ -7,6 +7,7 @@
 #include "rtkit/reactor_support/thread_number.hpp"
 #include "thread_context.hpp"
 #include "worker.hpp"
+#include "worker_group.hpp"
 
 namespace rtkit::detail {
 
@@ -14,13 +15,24 @@ namespace {
 /// Marks a call into the reactor plugin on the activity board of the worker
 /// the calling thread drives, when that worker's runtime owns `io` (a thread
 /// driving no worker of it marks nothing). `timed`: a poll that may block.
-activity_mark in_reactor(io_driver& io, plugin_call call, bool timed = false) noexcept {
+activity_slot* caller_slot(io_driver& io) noexcept {
     const handle* const here = driving();
-    activity_slot* const slot =
-        here && &here->group().io() == &io ? &here->owner().activity() : nullptr;
-    return activity_mark(slot, worker_activity::state::in_reactor, call, timed);
+    return here && &here->group().io() == &io ? &here->owner().activity() : nullptr;
+}
+activity_mark in_reactor(io_driver& io, plugin_call call, bool timed = false) noexcept {
+    return activity_mark(caller_slot(io), worker_activity::state::in_reactor, call, timed);
 }
 }  // namespace
+
+void io_driver::lock_calls() {
+    if (calls_.try_lock()) return;
+    const activity_mark waiting(caller_slot(*this), worker_activity::state::waiting_for_reactor,
+                                plugin_call::none, true);
+    waiting_for_calls_.fetch_add(1, std::memory_order_acq_rel);
+    wake();
+    calls_.lock();
+    waiting_for_calls_.fetch_sub(1, std::memory_order_acq_rel);
+}
 
 io_driver::io_driver(std::shared_ptr<reactor> backend, std::string name)
     : backend_(std::move(backend)),

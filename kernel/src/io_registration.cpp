@@ -7,6 +7,7 @@
 #include "rtkit/detail/io.hpp"
 #include "thread_context.hpp"
 #include "worker.hpp"
+#include "worker_group.hpp"
 
 namespace rtkit::detail {
 
@@ -80,8 +81,7 @@ void io_registration::modify(interest what) {
 
 bool io_registration::usable_here() const noexcept {
     if (shared_ || !group_) return true;
-    handle* here = driving();
-    return here && &here->group() == group_;
+    return handle::driven_here(*group_) != nullptr;
 }
 
 void io_registration::withdraw_shared(io_waiter& w) noexcept {

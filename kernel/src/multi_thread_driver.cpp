@@ -11,6 +11,7 @@
 #include "rtkit/diagnostics.hpp"
 #include "thread_context.hpp"
 #include "timeouts.hpp"
+#include "worker_group.hpp"
 
 namespace rtkit::detail {
 
@@ -46,7 +47,7 @@ void multi_thread_driver::start() {
 }
 
 void multi_thread_driver::run_worker(worker& w) {
-    scoped_driving here(&w.get_handle());
+    scoped_driving here(&w.get_handle(), w.group().huge_pages());
     bool searching = false;
     // A worker stops counting as searching as soon as it has found work, before
     // it runs any: a task may run for long, and while anyone counts as
@@ -150,7 +151,7 @@ bool multi_thread_driver::park(worker& w, bool searching) {
     duration timeout{-1};
     if (deadline) timeout = std::max(duration{0}, *deadline - w.now());
     // One parked worker waits in the reactor for everybody's I/O.
-    const bool in_reactor = group_.try_lock_io();
+    const bool in_reactor = group_.io().try_lock_for_blocking_poll();
     w.park_state().announce(in_reactor ? parker::in_reactor : parker::on_futex);
     RTKIT_CHAOS_POINT(park_announced);
     // A last look, after announcing: work published before it is seen here,
@@ -175,7 +176,7 @@ bool multi_thread_driver::park(worker& w, bool searching) {
         if (w.trace()) w.trace_park(trace_began);
     }
     w.park_state().clear();
-    if (in_reactor) group_.unlock_io();
+    if (in_reactor) group_.io().unlock_after_blocking_poll();
     RTKIT_CHAOS_POINT(park_woke);
     return idle.woke(w.index());
 }
@@ -202,7 +203,7 @@ void multi_thread_driver::unwind_local_tasks(worker& w) {
 }
 
 std::exception_ptr multi_thread_driver::drive(root_reference& reference) {
-    if (handle* here = driving(); here && &here->group() == &group_)
+    if (handle::driven_here(group_))
         throw std::logic_error(
             "block_on called on one of this multi_thread runtime's worker threads would block "
             "that worker: spawn the work and co_await its join handle instead");
@@ -254,7 +255,7 @@ std::size_t multi_thread_driver::live_roots() {
 }
 
 void multi_thread_driver::drain_until(instant deadline) {
-    if (handle* here = driving(); here && &here->group() == &group_) return;
+    if (handle::driven_here(group_)) return;
     const std::thread::id me = std::this_thread::get_id();
     auto roots_elsewhere = [&] {
         std::lock_guard lock(roots_mutex_);
@@ -284,7 +285,7 @@ bool multi_thread_driver::shutdown() {
     // From a task on a worker thread (or a destructor that the retirement
     // below runs): joining this thread, or retiring the worker it is
     // running, must wait for a call from outside.
-    if (handle* here = driving(); here && &here->group() == &group_) return false;
+    if (handle::driven_here(group_)) return false;
     // Two threads may call at once (a watchdog and the owner): one joins and
     // retires, the other waits for it to end.
     std::unique_lock lock(shutdown_mutex_, std::try_to_lock);

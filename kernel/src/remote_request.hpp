@@ -5,11 +5,12 @@
 #include <atomic>
 #include <cstdint>
 
-#include "rtkit/detail/handle.hpp"
 #include "rtkit/detail/io.hpp"
 #include "rtkit/detail/task_header.hpp"
 #include "rtkit/lane_policy.hpp"
+#include "rtkit/time.hpp"
 #include "rtkit/timer_driver.hpp"
+#include "rtkit/waker.hpp"
 
 namespace rtkit::detail {
 

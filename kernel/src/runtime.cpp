@@ -19,6 +19,7 @@
 #include "rtkit/plugin_loader.hpp"
 #include "thread_context.hpp"
 #include "worker.hpp"
+#include "worker_group.hpp"
 
 namespace rtkit {
 namespace detail {
@@ -199,7 +200,7 @@ class runtime_core {
             // destructor the retirement runs) nothing may wait: the work
             // needs this thread to return first.
             std::unique_lock lock(shutdown_mutex, std::defer_lock);
-            if (handle* here = driving(); !here || &here->group() != group.get()) lock.lock();
+            if (!handle::driven_here(*group)) lock.lock();
             if (stopped.exchange(true, std::memory_order_acq_rel)) return 0;
             single_driver->shutdown_from_caller();
         } else {

@@ -5,16 +5,18 @@
 // (same or different runtimes) unwind cleanly.
 #include "frame_pages.hpp"
 #include "rtkit/detail/coop_budget.hpp"
-#include "rtkit/detail/handle.hpp"
 #include "rtkit/detail/task_header.hpp"
-#include "worker_group.hpp"
 
 namespace rtkit::detail {
 
+class handle;
+
 /// The handle of the worker this thread drives (may touch its lanes, timers,
-/// store and, for the current-thread flavor, its reactor), or null. A plain
-/// (GNU `__thread`) variable in the static TLS block of the kernel library:
-/// every wake and spawn reads it to decide local or remote.
+/// store and, for the current-thread flavor, its reactor), or null, of any
+/// runtime. A plain (GNU `__thread`) variable in the static TLS block of the
+/// kernel library: every wake and spawn reads it to decide local or remote.
+/// Whether the thread drives a given runtime is the handle's question
+/// (handle::driven_here, whose header declares the slot too).
 extern __thread handle* driving_slot __attribute__((tls_model("initial-exec")));
 
 inline handle* driving() noexcept {
@@ -36,14 +38,15 @@ class scoped_task {
 };
 
 /// Makes this thread the driver of the worker behind `h`, for one scope; the
-/// frame chunks it maps meanwhile follow that runtime's huge page setting.
+/// frame chunks it maps meanwhile follow `huge_pages`, the setting of that
+/// worker's runtime.
 /// The thread's cooperative budget starts full, so that where a run's forced
 /// yields fall does not depend on what the thread ran before (a lab run
 /// replays).
 class scoped_driving {
   public:
-    explicit scoped_driving(handle* h) noexcept
-        : saved_(driving_slot), pages_(h && h->group().huge_pages()) {
+    scoped_driving(handle* h, bool huge_pages) noexcept
+        : saved_(driving_slot), pages_(h && huge_pages) {
         driving_slot = h;
         coop_budget_slot = coop_budget;
     }

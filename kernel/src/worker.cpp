@@ -1,6 +1,7 @@
+// A worker's construction and its dispatch: the batch loop that pops a task
+// from the lanes and polls it, what happens to the task after its poll
+// (suspended, requeued, completed), and the maintenance turn between batches.
 #include "worker.hpp"
-
-#include <unistd.h>
 
 #include <algorithm>
 #include <utility>
@@ -11,6 +12,8 @@
 #include "thread_context.hpp"
 #include "timeouts.hpp"
 #include "trace_recorder.hpp"
+#include "worker_group.hpp"
+#include "worker_run_loop.hpp"
 
 namespace rtkit::detail {
 
@@ -18,24 +21,6 @@ namespace {
 /// A draining worker busy with runnable tasks looks at the clock every this
 /// many polls.
 constexpr unsigned drain_deadline_check_interval = 16;
-task_header* as_task(schedulable* s) noexcept {
-    return static_cast<task_header*>(s);
-}
-// An entry the lanes just gave back (under the lanes lock): a task's own
-// entry is no longer where a promotion looks. Returns the entry's state
-// word, which tells a stand-in from a task (task_leaving_lane).
-[[gnu::always_inline]] inline std::uint64_t left_lanes(schedulable* entry) noexcept {
-    const std::uint64_t state =
-        static_cast<lane_entry*>(entry)->state.load(std::memory_order_relaxed);
-    if (!(state & task_state::stand_in)) {
-        std::atomic<std::uint16_t>& where = as_task(entry)->lanes_of;
-        // Unless this is a stale own entry of a task that ran from its
-        // stand-in and has suspended since: it keeps its suspended slot.
-        if ((where.load(std::memory_order_relaxed) & worker::where_kind) != worker::in_suspended)
-            where.store(task_header::not_in_lanes, std::memory_order_relaxed);
-    }
-    return state;
-}
 }  // namespace
 
 worker::worker(worker_group& group, std::uint16_t index, std::shared_ptr<timer_driver> timers,
@@ -57,11 +42,10 @@ void worker::lock_from_now() noexcept {
     shared_ = true;
 }
 
-// --- Lanes. With thieves around (several workers), every call on the policy
-// is made under lanes_lock_. ---
-
 // The dispatch path (run_once, execute) inlines the pop, as it does the
-// push (inline in the header): a yield goes through both.
+// push (inline in the header): a yield goes through both. With thieves
+// around (several workers), every call on the policy is made under
+// lanes_lock_.
 [[gnu::always_inline]] inline task_header* worker::pop_lanes() noexcept {
     for (;;) {
         RTKIT_CHAOS_POINT(lanes_popping);
@@ -78,114 +62,6 @@ void worker::lock_from_now() noexcept {
         if (!next) return nullptr;
         if (task_header* task = task_leaving_lane(next, state)) return task;
     }
-}
-
-void worker::take_in(task_header* task) {
-    if (task->admitted_by == task_header::not_admitted)
-        admit(task);
-    else
-        push(task);
-}
-
-void worker::promote(task_header* task) noexcept {
-    if (shared_) lanes_lock_.lock();
-    // Only a task in this worker's ready lane: it may have run, been stolen
-    // or been promoted since the request was made. Its entry stays there; a
-    // stand-in joins the cancel lane, and whichever comes out first runs it.
-    if (task->lanes_of.load(std::memory_order_relaxed) == index_) {
-        if (schedulable* twin = make_twin(task)) {
-            lanes_->push(twin, lane::cancel);
-            count_push();
-            task->lanes_of.store(index_ | in_cancel_lane, std::memory_order_relaxed);
-        }
-    }
-    if (shared_) lanes_lock_.unlock();
-}
-
-std::size_t worker::steal_into(task_header** out, std::size_t max) noexcept {
-    RTKIT_CHAOS_POINT(stealing);
-    if (!lanes_lock_.try_lock()) return 0;  // its owner is at it: try another victim
-    const std::size_t queued_before = lanes_->size();
-    const std::size_t want = std::min({max, (queued_before + 1) / 2, max_steal});
-    // What goes to the thief: the first `given` of the last batch taken.
-    schedulable* entries[max_steal];
-    std::uint64_t states[max_steal];
-    std::size_t given = 0;
-    // Local tasks run only here. Those the policy hands out are set aside,
-    // linked through the entry that left the lanes, and queued again below,
-    // so that the thief reaches the tasks behind them: up to max_steal
-    // entries in all, which bounds the time the lock is held. (Should that
-    // many local tasks come first, thieves get nothing until the next push.)
-    schedulable* kept_head = nullptr;
-    schedulable** kept_tail = &kept_head;
-    std::size_t seen = 0;
-    std::size_t kept = 0;
-    while (given == 0 && seen < std::min(queued_before, max_steal)) {
-        const std::size_t taken = lanes_->steal(entries, std::min(want, max_steal - seen));
-        if (taken == 0) break;
-        seen += taken;
-        for (std::size_t i = 0; i < taken; ++i) {
-            schedulable* const entry = entries[i];
-            const std::uint64_t state = left_lanes(entry);
-            if (!is_local_task_entry(entry, state)) {
-                entries[given] = entry;  // given <= i
-                states[given++] = state;
-            } else if (task_leaving_lane(entry, state)) {
-                entry->lane_next = nullptr;
-                *kept_tail = entry;
-                kept_tail = &entry->lane_next;
-                ++kept;
-            }
-        }
-    }
-    for (schedulable* entry = kept_head; entry;) {
-        schedulable* const next = entry->lane_next;
-        queue_held(task_of_entry(entry));
-        entry = next;
-    }
-    // One store: the owner reads the count without the lock, and must not
-    // see its lanes empty while they hold what was kept.
-    queued_.store(queued_.load(std::memory_order_relaxed) - seen + kept, std::memory_order_relaxed);
-    // Nothing for thieves: none asks here again until the next push.
-    if (given == 0) thieves_refused_.store(true, std::memory_order_relaxed);
-    lanes_lock_.unlock();
-    std::size_t tasks = 0;
-    for (std::size_t i = 0; i < given; ++i)
-        if (task_header* task = task_leaving_lane(entries[i], states[i])) out[tasks++] = task;
-    return tasks;
-}
-
-// --- Registration. ---
-
-void worker::admit(task_header* task) {
-    if (shared_) store_lock_.lock();
-    try {
-        store_.admit(task);
-        if (task->state.load(std::memory_order_relaxed) & task_state::local)
-            ++local_counts_[task->extras()->local_owner];
-    } catch (...) {
-        if (shared_) store_lock_.unlock();
-        throw;
-    }
-    if (shared_) store_lock_.unlock();
-    task->admitted_by = index_;
-    push(task);
-}
-
-[[gnu::always_inline]] inline void worker::forget(task_header* task) noexcept {
-    if (shared_) store_lock_.lock();
-    store_.remove(task->store_index);
-    if (task->state.load(std::memory_order_relaxed) & task_state::local) {
-        auto found = local_counts_.find(task->extras()->local_owner);
-        if (--found->second == 0) local_counts_.erase(found);
-    }
-    if (shared_) store_lock_.unlock();
-}
-
-void worker::keep(task_header* task) noexcept {
-    if (shared_) store_lock_.lock();
-    store_.keep(task);
-    if (shared_) store_lock_.unlock();
 }
 
 void worker::start_first_poll(task_header* task) noexcept {
@@ -208,199 +84,6 @@ void worker::start_first_poll(task_header* task) noexcept {
     // Its poller is about to resume it, where it sees this: no wake needed.
     task->state.fetch_or(task_state::cancel_requested, std::memory_order_acq_rel);
 }
-
-std::size_t worker::local_tasks_of(std::thread::id owner) const {
-    auto found = local_counts_.find(owner);
-    return found == local_counts_.end() ? 0 : found->second;
-}
-
-void worker::rescue_stranded() {
-    if (stranded_.empty()) return;
-    const std::thread::id me = std::this_thread::get_id();
-    std::erase_if(stranded_, [&](task_header* t) {
-        if (t->extras()->local_owner != me) return false;
-        push(t);
-        return true;
-    });
-}
-
-void worker::cancel_region_tasks(region_node& region) {
-    const cancel_reason why = region.cancel_reason_or_default();
-    // Every region below `region` is marked cancelled too (cancel_below), so
-    // one look at each task's region finds them all. A task in a region some
-    // other cancellation marked is asked too: it would be anyway.
-    for_each_task([&](task_header* t) {
-        counters_.cancel_walk_visits.add();
-        if (t->state.load(std::memory_order_relaxed) & task_state::cancel_requested) return;
-        region_node* const in = t->region();
-        if (in && in->is_cancelled()) handle_.request_cancel(t, why);
-    });
-}
-
-// --- Timers. ---
-
-// Each call of the timer driver is marked on the activity board, which then
-// names a plugin that does not return.
-
-timer_handle worker::arm_timer(instant deadline, waker w) {
-    const activity_mark in_timer(&activity_, activity_slot::state::in_timer,
-                                 plugin_call::timer_insert);
-    const timer_handle id = timers_->insert(deadline, std::move(w));
-    ++armed_timers_;
-    counters_.timers_armed.add();
-    if (trace_) trace_timer(static_cast<std::uint8_t>(trace_kind::timer_arm));
-    return id;
-}
-
-void worker::cancel_timer(timer_handle id) noexcept {
-    const activity_mark in_timer(&activity_, activity_slot::state::in_timer,
-                                 plugin_call::timer_cancel);
-    if (timers_->cancel(id)) {
-        --armed_timers_;
-        counters_.timers_cancelled.add();
-        if (trace_) trace_timer(static_cast<std::uint8_t>(trace_kind::timer_cancel));
-    }
-}
-
-void worker::fire_due_timers() {
-    if (armed_timers_ == 0) return;
-    const activity_mark in_timer(&activity_, activity_slot::state::in_timer,
-                                 plugin_call::timer_fire);
-    const std::optional<instant> next = timers_->next_deadline();
-    if (!next) return;
-    const instant now = clock_.now();
-    if (*next > now) return;
-    const std::size_t fired = timers_->fire(now);
-    armed_timers_ -= std::min(armed_timers_, fired);
-    counters_.timers_fired.add(fired);
-    if (trace_ && fired) {
-        trace_record r;
-        r.kind = trace_kind::timer_fire;
-        r.ts = trace_->now();
-        r.a = fired;
-        trace_->record(r);
-    }
-}
-
-std::optional<instant> worker::next_deadline() const noexcept {
-    if (armed_timers_ == 0) return std::nullopt;
-    const activity_mark in_timer(&activity_, activity_slot::state::in_timer,
-                                 plugin_call::timer_next_deadline);
-    return timers_->next_deadline();
-}
-
-// --- The inbox. ---
-
-void worker::send_task(task_header* task) noexcept {
-    tasks_in_.push(entry_to_queue(task));
-    RTKIT_CHAOS_POINT(inbox_pushed);
-    parker_.unpark();
-}
-
-void worker::send_request(remote_request* request) noexcept {
-    requests_in_.push(request);
-    RTKIT_CHAOS_POINT(inbox_pushed);
-    parker_.unpark();
-}
-
-void worker::drain_inbox() {
-    RTKIT_CHAOS_POINT(queue_popping);
-    if (!tasks_in_.looks_empty()) {
-        worker_group::admission taking(group_);
-        // One worker: whatever its inbox holds came from outside (inject()).
-        const bool injected = group_.kind() == worker_group::flavor::current_thread;
-        while (schedulable* s = tasks_in_.pop()) {
-            if (injected) counters_.injected_taken.add();
-            take_in(task_of_entry(s));
-        }
-        group_.note_alive_tasks();
-    }
-    while (remote_request* r = requests_in_.pop()) {
-        RTKIT_CHAOS_POINT(inbox_request);
-        carry_out(*r);
-        delete r;
-    }
-}
-
-void worker::drop_timers() noexcept {
-    timers_.reset();
-    armed_timers_ = 0;
-}
-
-bool worker::discard_requests() noexcept {
-    bool any = false;
-    while (remote_request* r = requests_in_.pop()) {
-        any = true;
-        // Release what the request holds, as carrying it out would have.
-        switch (r->what) {
-            case remote_request::kind::arm_timer:
-            case remote_request::kind::cancel_timer:
-                if (r->target) static_cast<remote_timer*>(r->target)->release();
-                break;
-            case remote_request::kind::cancel_region:
-                static_cast<region_node*>(r->target)->leave();
-                break;
-            case remote_request::kind::promote:
-                static_cast<task_header*>(r->target)->release();
-                break;
-            case remote_request::kind::close_descriptor: {
-                // The reactor goes next, with all it holds: just close.
-                auto* closing = static_cast<pending_close*>(r->target);
-                closing->registration.abandon();
-                ::close(closing->fd);
-                delete closing;
-                break;
-            }
-        }
-        delete r;
-    }
-    return any;
-}
-
-void worker::carry_out(remote_request& request) {
-    switch (request.what) {
-        case remote_request::kind::arm_timer: {
-            auto* t = static_cast<remote_timer*>(request.target);
-            if (!t->cancelled) t->id = arm_timer(t->deadline, std::move(t->to_wake));
-            t->release();
-            break;
-        }
-        case remote_request::kind::cancel_timer: {
-            auto* t = static_cast<remote_timer*>(request.target);
-            if (!t) {
-                cancel_timer(request.timer);
-            } else {
-                if (t->id)
-                    cancel_timer(t->id);
-                else
-                    t->cancelled = true;  // the arm comes later: skip it
-                t->release();
-            }
-            break;
-        }
-        case remote_request::kind::cancel_region: {
-            auto* region = static_cast<region_node*>(request.target);
-            cancel_region_tasks(*region);
-            region->leave();
-            break;
-        }
-        case remote_request::kind::promote: {
-            auto* task = static_cast<task_header*>(request.target);
-            promote(task);
-            task->release();
-            break;
-        }
-        case remote_request::kind::close_descriptor: {
-            auto* closing = static_cast<pending_close*>(request.target);
-            closing->registration.reset();
-            ::close(closing->fd);
-            delete closing;
-            break;
-        }
-    }
-}
-
-// --- Dispatch. ---
 
 template <bool traced>
 [[gnu::always_inline]] inline bool worker::poll_next() {
@@ -630,8 +313,6 @@ void worker::complete(task_header* task) noexcept {
     region->leave();
 }
 
-// --- Trace points (runtime_config::trace), out of the hot paths. ---
-
 void worker::execute_traced(task_header* task) {
     trace_record r;
     r.kind = trace_kind::poll;
@@ -652,48 +333,6 @@ void worker::execute_traced(task_header* task) {
         throw;
     }
     r.dur = trace_->now() - r.ts;
-    trace_->record(r);
-}
-
-void worker::trace_end(task_header* task) noexcept {
-    trace_record r;
-    r.kind = trace_kind::end;
-    r.ts = trace_->now();
-    r.task = traced_id(task);
-    // outcome_slot's tags: 1 a value, 2 an error, 3 cancelled, 4 panicked.
-    r.detail = task->outcome_tag == 3   ? trace_outcome::cancelled
-               : task->outcome_tag == 4 ? trace_outcome::panicked
-                                        : trace_outcome::completed;
-    trace_->record(r);
-}
-
-void worker::trace_timer(std::uint8_t kind) noexcept {
-    trace_record r;
-    r.kind = static_cast<trace_kind>(kind);
-    r.ts = trace_->now();
-    r.task = traced_id(current_task());
-    trace_->record(r);
-}
-
-std::int64_t worker::trace_now() const noexcept {
-    return trace_->now();
-}
-
-void worker::trace_park(std::int64_t began) noexcept {
-    trace_counters();
-    trace_record r;
-    r.kind = trace_kind::park;
-    r.ts = began;
-    r.dur = trace_->now() - began;
-    trace_->record(r);
-}
-
-void worker::trace_counters() noexcept {
-    trace_record r;
-    r.kind = trace_kind::counters;
-    r.ts = trace_->now();
-    r.a = group_.live_tasks();
-    r.b = queued();
     trace_->record(r);
 }
 

@@ -1,6 +1,11 @@
 #pragma once
 // One worker: its lanes, timers, task store and inbox, and the dispatch loop
-// that pops a task and polls it.
+// that pops a task and polls it. One class, defined by concern:
+// worker.cpp (construction, dispatch), worker_lanes.cpp (promotion, steals),
+// worker_store.cpp (admission, local tasks, region walks), worker_timers.cpp,
+// worker_inbox.cpp (what other threads hand over), worker_trace.cpp, and
+// worker_run_loop.hpp (the loops of a block_on caller; above worker_group).
+// What the hot paths of other files call is inline here.
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -18,6 +23,7 @@
 #include "rtkit/detail/chaos.hpp"
 #include "rtkit/detail/handle.hpp"
 #include "rtkit/detail/region_node.hpp"
+#include "rtkit/detail/task_extras.hpp"
 #include "rtkit/lane_policy.hpp"
 #include "rtkit/sync/spin_lock.hpp"
 #include "rtkit/timer_driver.hpp"
@@ -85,6 +91,18 @@ class worker {
     static constexpr std::uint16_t in_cancel_lane = 0x8000;
     static constexpr std::uint16_t in_suspended = 0x4000;
     static constexpr std::uint16_t where_kind = in_cancel_lane | in_suspended;
+    /// Whether `task` is among some worker's tasks suspended in this batch
+    /// (suspended_): only the thread driving that worker may requeue it so.
+    static bool is_suspended_in_batch(const task_header* task) noexcept {
+        return (task->lanes_of.load(std::memory_order_relaxed) & where_kind) == in_suspended;
+    }
+    /// The index of the worker in whose ready lane `task` waits; none when it
+    /// waits in no ready lane (nowhere, in a cancel lane, or suspended).
+    static std::optional<std::uint16_t> in_ready_lane_of(const task_header* task) noexcept {
+        const std::uint16_t where = task->lanes_of.load(std::memory_order_relaxed);
+        if (where == task_header::not_in_lanes || (where & where_kind)) return std::nullopt;
+        return where;
+    }
     /// A wake on the thread driving this worker: when `task` is among the
     /// tasks that suspended here and are still marked running (see
     /// suspended_), queues it with no locked instruction and returns true.
@@ -110,6 +128,7 @@ class worker {
     /// runnable it fires due timers and then either returns (return_when_idle)
     /// or parks in the reactor until the next deadline or a wake (the
     /// current-thread flavor; the multi-thread driver parks its own way).
+    /// (worker_run_loop.hpp)
     template <class Stop>
     void run_loop_until(Stop&& stop, bool return_when_idle, std::size_t polls_per_look = 1);
     /// Dispatches until no task is left in the store, the runtime shuts down,
@@ -140,6 +159,7 @@ class worker {
     std::optional<instant> next_deadline() const noexcept;
     /// Waits in the reactor for I/O, a wake or the next timer, and no later
     /// than `limit` when there is one (current-thread flavor).
+    /// (worker_run_loop.hpp)
     template <class Stop>
     void park(Stop& stop, std::optional<instant> limit = std::nullopt);
 
@@ -239,6 +259,10 @@ class worker {
     void carry_out(remote_request& request);
     /// The next task from the lanes (dropping stale twins), or nullptr.
     task_header* pop_lanes() noexcept;
+    /// An entry the lanes just gave back (under the lanes lock): a task's own
+    /// entry is no longer where a promotion looks. Returns the entry's state
+    /// word, which tells a stand-in from a task (task_leaving_lane).
+    static std::uint64_t left_lanes(schedulable* entry) noexcept;
     /// One dispatch turn (run_once), inlined into the dispatch loops.
     /// `traced`: records the poll (run_batch decides once per batch, so an
     /// untraced poll pays nothing for the trace point).
@@ -302,12 +326,6 @@ class worker {
     activity_slot& activity_;
 };
 
-}  // namespace rtkit::detail
-
-#include "worker_group.hpp"
-
-namespace rtkit::detail {
-
 // Inline: wakes on the worker's own thread push from other files, and a
 // call per wake was a noticeable part of a channel round trip.
 inline void worker::push(task_header* task) noexcept {
@@ -346,48 +364,43 @@ inline bool worker::requeue_if_suspended_here(task_header* task) noexcept {
     return true;
 }
 
-template <class Stop>
-void worker::run_loop_until(Stop&& stop, bool return_when_idle, std::size_t polls_per_look) {
-    while (!group_.shutting_down() && !stop()) {
-        // None: it maintained, and nothing was queued.
-        if (run_batch(polls_per_look) > 0) continue;
-        if (has_runnable()) continue;
-        if (return_when_idle) {
-            // Readiness that already arrived counts as runnable work; waiting for
-            // more does not. (A parking worker gets both from one poll.)
-            if (group_.has_io() && poll_reactor(duration{0}) > 0) continue;
-            return;
-        }
-        park(stop);
-    }
+// Inline: the dispatch loop hands a local task to its home worker with it,
+// and the loop's code is tighter when the push is in sight.
+inline void worker::send_task(task_header* task) noexcept {
+    tasks_in_.push(entry_to_queue(task));
+    RTKIT_CHAOS_POINT(inbox_pushed);
+    parker_.unpark();
 }
 
-template <class Stop>
-void worker::park(Stop& stop, std::optional<instant> limit) {
-    std::optional<instant> deadline = next_deadline();
-    if (limit && (!deadline || *limit < *deadline)) deadline = limit;
-    duration timeout{-1};
-    if (clock_.is_virtual()) {
-        // Nothing can run before the next deadline: virtual time jumps there,
-        // unless a task awaits I/O, which only real time brings (then the
-        // clock stands still until it comes, or a wake).
-        if (deadline && !group_.has_io()) {
-            if (!inbox_may_have_items() && !stop()) clock_.advance_to(*deadline);
-            return;
-        }
-        deadline.reset();
+// Inline: every task takes a store slot at its first poll and gives it back
+// at its end (dispatch, in worker.cpp).
+[[gnu::always_inline]] inline void worker::forget(task_header* task) noexcept {
+    if (shared_) store_lock_.lock();
+    store_.remove(task->store_index);
+    if (task->state.load(std::memory_order_relaxed) & task_state::local) {
+        auto found = local_counts_.find(task->extras()->local_owner);
+        if (--found->second == 0) local_counts_.erase(found);
     }
-    if (deadline) timeout = std::max(duration{0}, *deadline - now());
-    parker_.announce(parker::in_reactor);
-    if (!inbox_may_have_items() && !stop()) {
-        const std::int64_t trace_began = trace_ ? trace_now() : 0;
-        const instant parked_at = now();
-        poll_reactor(timeout);
-        counters_.parks.add();
-        counters_.parked_ns.add(static_cast<std::uint64_t>((now() - parked_at).count()));
-        if (trace_) trace_park(trace_began);
+    if (shared_) store_lock_.unlock();
+}
+
+inline void worker::keep(task_header* task) noexcept {
+    if (shared_) store_lock_.lock();
+    store_.keep(task);
+    if (shared_) store_lock_.unlock();
+}
+
+[[gnu::always_inline]] inline std::uint64_t worker::left_lanes(schedulable* entry) noexcept {
+    const std::uint64_t state =
+        static_cast<lane_entry*>(entry)->state.load(std::memory_order_relaxed);
+    if (!(state & task_state::stand_in)) {
+        std::atomic<std::uint16_t>& where = static_cast<task_header*>(entry)->lanes_of;
+        // Unless this is a stale own entry of a task that ran from its
+        // stand-in and has suspended since: it keeps its suspended slot.
+        if ((where.load(std::memory_order_relaxed) & where_kind) != in_suspended)
+            where.store(task_header::not_in_lanes, std::memory_order_relaxed);
     }
-    parker_.clear();
+    return state;
 }
 
 }  // namespace rtkit::detail

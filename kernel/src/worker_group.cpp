@@ -73,11 +73,6 @@ worker& worker_group::add_worker(std::shared_ptr<timer_driver> timers,
     return *workers_.back();
 }
 
-activity_slot* worker_group::caller_activity() const noexcept {
-    const handle* here = driving();
-    return here && &here->group() == this ? &here->owner().activity() : nullptr;
-}
-
 void worker_group::inject(task_header* task) noexcept {
     injected_.fetch_add(1, std::memory_order_relaxed);
     if (flavor_ == flavor::current_thread) {
@@ -114,33 +109,22 @@ void worker_group::notify_work_available() noexcept {
 
 worker_group::io_lock::io_lock(worker_group& group) : group_(group) {
     if (!group_.io_shared()) return;
-    if (!group_.io_mutex_.try_lock()) {
-        // A worker may be blocked in the reactor holding it: wake it, and
-        // count as waiting so that it does not block there again meanwhile.
-        const activity_mark waiting(group_.caller_activity(),
-                                    worker_activity::state::waiting_for_reactor, plugin_call::none,
-                                    true);
-        group_.io_waiters_.fetch_add(1, std::memory_order_acq_rel);
-        group_.io_->wake();
-        group_.io_mutex_.lock();
-        group_.io_waiters_.fetch_sub(1, std::memory_order_acq_rel);
-    }
+    group_.io_->lock_calls();
     locked_ = true;
 }
 
 worker_group::io_lock::~io_lock() {
     if (!locked_) return;
-    group_.io_mutex_.unlock();
-    if (!group_.reactor_waiter_.load(std::memory_order_seq_cst) && group_.has_io())
-        group_.notify_work_available();
+    group_.io_->unlock_calls();
+    if (!group_.io_->has_blocking_poller() && group_.has_io()) group_.notify_work_available();
 }
 
 std::size_t worker_group::poll_io(duration timeout) {
     if (!io_shared()) return io_->poll(timeout);
     if (timeout.count() == 0) {
-        if (!io_mutex_.try_lock()) return 0;  // another worker is in the reactor
+        if (!io_->try_lock_calls()) return 0;  // another worker is in the reactor
         const std::size_t n = io_->poll(timeout);
-        io_mutex_.unlock();
+        io_->unlock_calls();
         return n;
     }
     io_lock lock(*this);
@@ -332,7 +316,7 @@ void worker_group::retire() noexcept {
                 workers_.front()->send_task(task_of_entry(injected[i]));
         // Every store first: a task may sit in another worker's lanes.
         for (auto& w : workers_) {
-            scoped_driving here(&w->get_handle());
+            scoped_driving here(&w->get_handle(), huge_pages_);
             w->drain_inbox();
             w->for_each_task([&](task_header* t) {
                 if (!(t->state.load(std::memory_order_relaxed) & task_state::cancel_requested))
@@ -340,7 +324,7 @@ void worker_group::retire() noexcept {
             });
         }
         for (auto& w : workers_) {
-            scoped_driving here(&w->get_handle());
+            scoped_driving here(&w->get_handle(), huge_pages_);
             for (int polls = 0; polls < retire_polls_per_round && w->run_once(); ++polls) {
             }
             w->drain_inbox();

@@ -54,10 +54,6 @@ class worker_group {
     const runtime_clock& clock() const noexcept { return clock_; }
     /// What each worker is doing (runtime::activity(); any thread).
     const std::shared_ptr<activity_board>& activity() const noexcept { return activity_; }
-    /// The board slot of the worker of this group that the calling thread
-    /// drives, or null when it drives none (a multi_thread block_on caller).
-    activity_slot* caller_activity() const noexcept;
-
     flavor kind() const noexcept { return flavor_; }
     bool huge_pages() const noexcept { return huge_pages_; }
     std::size_t size() const noexcept { return workers_.size(); }
@@ -104,8 +100,9 @@ class worker_group {
     io_driver& io() noexcept { return *io_; }
     /// Serialises reactor calls: the reactor is called by one thread at a
     /// time. In the current-thread flavor that is the thread driving the
-    /// worker, and this is a no-op; with several workers it is a mutex, and a
-    /// caller that finds a worker blocked in the reactor wakes it first.
+    /// worker, and this is a no-op; with several workers it is the io
+    /// driver's reactor lock (io_driver::lock_calls), and on release a parked
+    /// worker is woken to block in the reactor when none does.
     class io_lock {
       public:
         explicit io_lock(worker_group& group);
@@ -121,18 +118,6 @@ class worker_group {
     /// rather than wait when another worker is in the reactor and `timeout`
     /// is zero). Returns how many registrations became ready.
     std::size_t poll_io(duration timeout);
-    /// Tries to become the worker that blocks in the reactor for everybody's
-    /// I/O (multi-thread): false when another worker already is, or a thread
-    /// waits to register I/O. Then unlock_io() after the wait.
-    bool try_lock_io() noexcept {
-        if (io_waiters_.load(std::memory_order_acquire) != 0 || !io_mutex_.try_lock()) return false;
-        reactor_waiter_.store(true, std::memory_order_seq_cst);
-        return true;
-    }
-    void unlock_io() noexcept {
-        reactor_waiter_.store(false, std::memory_order_seq_cst);
-        io_mutex_.unlock();
-    }
     /// Counts registered descriptors: while there are any, busy workers also
     /// poll the reactor now and then, and an idle one is never left resting.
     void io_registered(int delta) noexcept {
@@ -216,15 +201,6 @@ class worker_group {
     sync::detail::spin_lock injector_consumer_;  ///< one worker takes from it at a time
     std::atomic<std::size_t> next_target_{0};    ///< round robin for local-free injection
     idle_workers idle_;
-    std::mutex io_mutex_;
-    /// Threads waiting for io_mutex_: a worker about to block in the reactor
-    /// waits elsewhere while any wait, so they get the reactor promptly.
-    std::atomic<int> io_waiters_{0};
-    /// A parked worker blocks in the reactor (holding io_mutex_). When a
-    /// thread that took the lock for a registration releases it and none
-    /// does, a parked worker is woken to take that place: otherwise I/O
-    /// readiness would wait for a worker to run out of work.
-    std::atomic<bool> reactor_waiter_{false};
     std::atomic<long> io_registrations_{0};
     std::atomic<int> admitting_{0};  ///< threads inside an admission
     std::atomic<bool> shutting_down_{false};

@@ -17,6 +17,7 @@
 #include "rtkit/rtkit.hpp"
 #include "thread_context.hpp"
 #include "worker.hpp"
+#include "worker_group.hpp"
 
 using namespace rtkit;
 using namespace std::chrono_literals;
@@ -112,7 +113,7 @@ struct bare_runtime {
 
     /// Spawns `t` into `w` as its driver would, and polls until it suspended.
     void spawn_and_start(detail::worker& w, task<void> t) {
-        detail::scoped_driving driving(&w.get_handle());
+        detail::scoped_driving driving(&w.get_handle(), w.group().huge_pages());
         auto frame = t.release();
         auto& p = frame.promise();
         p.resume_point = frame;

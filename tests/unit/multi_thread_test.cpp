@@ -18,6 +18,7 @@
 #include "test_support.hpp"
 #include "thread_context.hpp"
 #include "worker.hpp"
+#include "worker_group.hpp"
 
 using namespace rtkit;
 using namespace std::chrono_literals;

@@ -17,6 +17,9 @@ namespace rtkit::detail {
 
 class handle;
 class worker;
+/// The handle of the worker the calling thread drives, or null, for the
+/// queries below (the kernel's per-thread state: src/thread_context.hpp).
+extern __thread handle* driving_slot __attribute__((tls_model("initial-exec")));
 class worker_group;
 class remote_timer;
 struct region_node;
@@ -73,9 +76,17 @@ class handle {
     /// The runtime's clock (its timer driver's).
     instant now() const noexcept;
 
-    /// The handle of the worker the calling thread drives, when it is one of
-    /// this runtime's; null otherwise.
-    handle* driven_here() const noexcept;
+    /// "Does the calling thread drive this runtime?", the one place that asks:
+    /// the handle of the worker it drives, when that worker is one of this
+    /// runtime's; null otherwise.
+    handle* driven_here() const noexcept { return driven_here(*group_); }
+    /// The same, for code that holds only the runtime's worker group.
+    static handle* driven_here(const worker_group& group) noexcept {
+        handle* const here = driving_slot;
+        return here && here->group_ == &group ? here : nullptr;
+    }
+    /// Whether the calling thread drives this very worker.
+    bool is_driven_here() const noexcept { return driving_slot == this; }
 
     /// Whether the runtime records trace events (runtime_config::trace).
     bool tracing() const noexcept { return tracing_; }

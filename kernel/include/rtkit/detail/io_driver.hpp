@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "rtkit/completion_reactor.hpp"
@@ -16,9 +17,10 @@ namespace rtkit::detail {
 /// The kernel's side of the reactor: every registration with its interest,
 /// latched readiness and waiting tasks (the rules of rtkit/reactor.hpp), over
 /// the reactor plugin that watches the descriptors and delivers what it sees.
-/// One per runtime. One thread at a time calls every method but wake() (the
-/// thread driving the worker, or, in the multi-thread flavor, whoever holds
-/// the worker group's I/O lock); wake() may be called from any thread.
+/// One per runtime. One thread at a time calls every method but wake() and
+/// the reactor lock's (the thread driving the worker, or, in the multi-thread
+/// flavor, whoever holds the reactor lock below); those may be called from
+/// any thread.
 ///
 /// Any number of tasks may wait on one registration (io_waiter): a delivery
 /// wakes every waiter of the directions it answers, and the first to act
@@ -132,6 +134,41 @@ class io_driver final : public readiness_sink {
     /// Why sharing the backend failed, once it did.
     const std::string& share_error() const noexcept { return share_error_; }
 
+    // The reactor lock: where several threads may call the backend (the
+    // multi-thread flavor's workers, and block_on callers on other threads),
+    // every call but wake() is made holding it. One parked worker blocks in
+    // poll() holding it for everybody's I/O; the others wait elsewhere.
+
+    /// Takes the lock. A thread that finds it held (maybe by a worker blocked
+    /// in poll()) wakes the backend and counts as waiting, so that no worker
+    /// blocks in poll() again meanwhile; the wait is marked on the activity
+    /// board of the worker it drives, if any.
+    void lock_calls();
+    void unlock_calls() noexcept { calls_.unlock(); }
+    /// Takes the lock only if it is free now (a poll with no timeout, which
+    /// gives up rather than wait for a worker in the reactor).
+    bool try_lock_calls() noexcept { return calls_.try_lock(); }
+    /// Tries to become the worker that blocks in poll() for everybody's I/O:
+    /// false when another one already is, or a thread waits for the lock.
+    /// Then unlock_after_blocking_poll() after the wait.
+    bool try_lock_for_blocking_poll() noexcept {
+        if (waiting_for_calls_.load(std::memory_order_acquire) != 0 || !calls_.try_lock())
+            return false;
+        blocking_poller_.store(true, std::memory_order_seq_cst);
+        return true;
+    }
+    void unlock_after_blocking_poll() noexcept {
+        blocking_poller_.store(false, std::memory_order_seq_cst);
+        calls_.unlock();
+    }
+    /// Whether a worker blocks in poll() holding the lock now. When a thread
+    /// that took the lock for another call releases it and none does, the
+    /// runtime wakes a parked worker to take that place: otherwise readiness
+    /// would wait for a worker to run out of work.
+    bool has_blocking_poller() const noexcept {
+        return blocking_poller_.load(std::memory_order_seq_cst);
+    }
+
   private:
     /// A registration's waiting tasks, linked through their io_waiter.
     struct waiter_list {
@@ -194,6 +231,11 @@ class io_driver final : public readiness_sink {
     std::string share_error_;
     table table_;
     std::size_t became_ready_ = 0;  ///< counted by deliver() during one poll()
+    /// The reactor lock, the threads waiting for it, and whether a worker
+    /// blocks in poll() holding it.
+    std::mutex calls_;
+    std::atomic<int> waiting_for_calls_{0};
+    std::atomic<bool> blocking_poller_{false};
 };
 
 }  // namespace rtkit::detail

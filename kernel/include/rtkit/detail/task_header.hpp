@@ -142,9 +142,10 @@ struct task_header : lane_entry {
     /// spawned task waits to be registered (kernel only).
     std::uint16_t admitted_by = not_admitted;
     static constexpr std::uint16_t not_admitted = 0xFFFF;
-    /// The worker whose lane policy holds the task now, or `not_in_lanes`
-    /// (kernel only: written under that worker's lanes, read by a
-    /// cancellation request to find where to promote it).
+    /// Where the task waits: in which worker's lanes, or `not_in_lanes`
+    /// (kernel only: written by that worker, read by a cancellation request
+    /// to find where to promote it and by a wake; the worker encodes and
+    /// decodes it, see worker::in_ready_lane_of).
     std::atomic<std::uint16_t> lanes_of{not_in_lanes};
     static constexpr std::uint16_t not_in_lanes = 0xFFFF;
 

@@ -1,27 +1,20 @@
-// Task references, the task waker, and the per-task state the kernel keeps
-// beside the frame.
+// The task header's functions: its references and the waker that holds one
+// (whose wake is wake_task, in handle.cpp), its extras (the per-task state
+// the kernel keeps beside the frame: id, cancel reason, unobserved failure),
+// and the frame's destruction.
 #include <exception>
 #include <string>
 
 #include "lane_entries.hpp"
 #include "lost_wakes.hpp"
 #include "rtkit/cx.hpp"
-#include "rtkit/detail/coop_budget.hpp"
 #include "rtkit/detail/region_node.hpp"
 #include "rtkit/detail/task_extras.hpp"
 #include "rtkit/detail/task_header.hpp"
 #include "rtkit/diagnostics.hpp"
 #include "task_wake.hpp"
-#include "thread_context.hpp"
 
 namespace rtkit::detail {
-
-__thread task_header* current_task_slot __attribute__((tls_model("initial-exec"))) = nullptr;
-__thread bool yield_requested_slot __attribute__((tls_model("initial-exec"))) = false;
-__thread std::uint32_t coop_budget_slot __attribute__((tls_model("initial-exec"))) = coop_budget;
-__thread void* frame_to_keep_slot __attribute__((tls_model("initial-exec"))) = nullptr;
-__thread std::size_t kept_frame_size_slot __attribute__((tls_model("initial-exec"))) = 0;
-__thread handle* driving_slot __attribute__((tls_model("initial-exec"))) = nullptr;
 
 void throw_cancelled() {
     task_header* t = current_task();
