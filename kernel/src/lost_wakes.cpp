@@ -5,6 +5,7 @@
 #include "thread_context.hpp"
 #include "trace_recorder.hpp"
 #include "worker.hpp"
+#include "worker_group.hpp"
 
 namespace rtkit::detail {
 
