@@ -102,9 +102,8 @@ struct promise_with_outcome : promise_base {
         if (ended_by_exception()) std::rethrow_exception(exception());
     }
     bool ended_ok() const noexcept { return outcome_slot<V>::is_ok(outcome_tag); }
-    /// Moves the value out (ended_ok()). Straight into the awaiter's result:
-    /// through an outcome<V>, a value returned in registers went to memory and
-    /// back, a store-to-load stall on every await of an inline task.
+    /// Moves the value out (ended_ok()), straight into an awaiter's result
+    /// without building an outcome<V> on the way.
     V take_value() noexcept(std::is_nothrow_move_constructible_v<V>) {
         return std::move(slot().value());
     }

@@ -117,6 +117,8 @@ class outcome_slot {
             std::rethrow_exception(thrown);
         } catch (const task_cancelled& c) {
             return std::make_unique<cancel_reason>(c.reason());
+        } catch (...) {
+            return std::make_unique<cancel_reason>();  // not reached: classified as cancelled
         }
     }
 
