@@ -27,9 +27,8 @@ void throw_cancelled() {
     throw task_cancelled(cancel_reason{"cancelled"});
 }
 
-namespace {
-
-void report_unobserved_failure(task_id id, const std::exception_ptr& failure) noexcept try {
+void report_unobserved_failure(task_id id, const std::exception_ptr& failure,
+                               const char* where) noexcept try {
     std::string what = "an exception that is not a std::exception";
     try {
         std::rethrow_exception(failure);
@@ -39,10 +38,13 @@ void report_unobserved_failure(task_id id, const std::exception_ptr& failure) no
     }
     report_diagnostic(
         {diagnostic_kind::unobserved_task_failure,
-         "task " + std::to_string(id.raw) + " failed and nobody took its outcome: " + what, id});
+         "task " + std::to_string(id.raw) + where + " failed and nobody took its outcome: " + what,
+         id});
 } catch (...) {
     // Out of memory for the message: the failure goes unreported.
 }
+
+namespace {
 
 void waker_wake(void* data) {
     auto* task = static_cast<task_header*>(data);

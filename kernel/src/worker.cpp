@@ -156,13 +156,7 @@ std::size_t worker::poll_reactor(duration timeout) {
     const std::size_t events = group_.poll_io(timeout);
     counters_.reactor_polls.add();
     counters_.reactor_events.add(events);
-    if (trace_ && events) {
-        trace_record r;
-        r.kind = trace_kind::io_ready;
-        r.ts = trace_->now();
-        r.a = events;
-        trace_->record(r);
-    }
+    if (trace_ && events) trace_count(static_cast<std::uint8_t>(trace_kind::io_ready), events);
     return events;
 }
 

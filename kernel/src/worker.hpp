@@ -245,6 +245,8 @@ class worker {
     void trace_end(task_header* task) noexcept;
     /// Records a timer event about the task polled now, if any.
     void trace_timer(std::uint8_t kind) noexcept;
+    /// Records an event that counts things: timers fired, I/O made ready.
+    void trace_count(std::uint8_t kind, std::uint64_t count) noexcept;
     /// Removes a finishing task this worker admitted from its store (the
     /// caller then drops the store's reference). Any worker's thread: with
     /// several workers a task often finishes on another one than it started on.

@@ -42,13 +42,7 @@ void worker::fire_due_timers() {
     const std::size_t fired = timers_->fire(now);
     armed_timers_ -= std::min(armed_timers_, fired);
     counters_.timers_fired.add(fired);
-    if (trace_ && fired) {
-        trace_record r;
-        r.kind = trace_kind::timer_fire;
-        r.ts = trace_->now();
-        r.a = fired;
-        trace_->record(r);
-    }
+    if (trace_ && fired) trace_count(static_cast<std::uint8_t>(trace_kind::timer_fire), fired);
 }
 
 std::optional<instant> worker::next_deadline() const noexcept {

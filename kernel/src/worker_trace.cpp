@@ -27,6 +27,14 @@ void worker::trace_timer(std::uint8_t kind) noexcept {
     trace_->record(r);
 }
 
+void worker::trace_count(std::uint8_t kind, std::uint64_t count) noexcept {
+    trace_record r;
+    r.kind = static_cast<trace_kind>(kind);
+    r.ts = trace_->now();
+    r.a = count;
+    trace_->record(r);
+}
+
 std::int64_t worker::trace_now() const noexcept {
     return trace_->now();
 }

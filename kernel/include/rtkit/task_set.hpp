@@ -70,25 +70,6 @@ class task_set_list {
     member* tail_ = nullptr;
 };
 
-/// A failure of a set's task that nobody took: reported as a task's would be.
-inline void report_unjoined_failure(task_id id, const std::exception_ptr& failure) noexcept {
-    try {
-        std::string what = "an exception that is not a std::exception";
-        try {
-            std::rethrow_exception(failure);
-        } catch (const std::exception& e) {
-            what = e.what();
-        } catch (...) {
-        }
-        report_diagnostic({diagnostic_kind::unobserved_task_failure,
-                           "task " + std::to_string(id.raw) +
-                               " of a task set failed and nobody took its outcome: " + what,
-                           id});
-    } catch (...) {
-        // Out of memory for the message: the failure goes unreported.
-    }
-}
-
 /// What a set and the tasks it spawned share. A member moves from `running`
 /// to `finished` once its task's body is over and has left its outcome in
 /// it; a task cancelled before its body began is handed over when its frame
@@ -165,7 +146,7 @@ class task_set_state {
 
     static void report_if_failed(const member& m) noexcept {
         if (m.result && m.result->is_panicked())
-            report_unjoined_failure(m.failed_id, m.result->exception());
+            report_unobserved_failure(m.failed_id, m.result->exception(), " of a task set");
     }
 
     void add_ref() noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }

@@ -5,6 +5,7 @@
 #include <coroutine>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <utility>
 
 #include "rtkit/detail/region_node.hpp"
@@ -248,6 +249,10 @@ bool wake_if_polled_here(task_header* task) noexcept;
 /// reported as a diagnostic, unless a combinator owns the outcome.
 void note_failure(task_header& task) noexcept;
 void forget_failure(task_header& task) noexcept;
+/// Reports the failure of task `id` that nobody took as a diagnostic;
+/// `where` follows the task's number in the message (" of a task set").
+void report_unobserved_failure(task_id id, const std::exception_ptr& failure,
+                               const char* where = "") noexcept;
 inline void outcome_taken(task_header& task) noexcept {
     if (task.has_extras()) forget_failure(task);
 }
