@@ -1,5 +1,6 @@
 #include "scale.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -118,6 +119,12 @@ struct curve {
     double (*measure)(rtkit::runtime&, long);
 };
 
+/// The size measured after `n`: ten times it, or `max_size` when that is
+/// less; 0 after `max_size`.
+long next_size(long n, long max_size) {
+    return n >= max_size ? 0 : std::min(n * 10, max_size);
+}
+
 }  // namespace
 
 int run_scale(const rtkit::runtime_config& config, long max_size) {
@@ -127,7 +134,7 @@ int run_scale(const rtkit::runtime_config& config, long max_size) {
                             {"drain_waiters", &drain_waiters}};
     for (const curve& c : curves) {
         double previous = 0;
-        for (long n = 1000; n <= max_size; n *= 10) {
+        for (long n = 1000; n != 0; n = next_size(n, max_size)) {
             rtkit::runtime rt(config);
             const double seconds = c.measure(rt, n);
             std::printf("scale=%.*s n=%ld seconds=%.6f ns_per_task=%.1f growth=%s\n",

@@ -4,7 +4,7 @@
 
 namespace rtbench {
 
-/// Measures, at sizes 10^3, 10^4, ... up to `max_size`, each on a fresh
+/// Measures, at sizes 10^3, 10^4, ... up to `max_size` (and at `max_size`), each on a fresh
 /// runtime built from `config`:
 /// - cancel_chain: cancelling a chain of N nested regions (each level a task
 ///   that runs the next level in a region of its own and joins it) from the top;

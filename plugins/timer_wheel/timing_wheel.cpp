@@ -45,7 +45,6 @@ timing_wheel::timing_wheel(rtkit::duration tick, unsigned levels, unsigned slots
       slot_bits_(checked_slot_bits(levels, slots_per_level)),
       wheel_bits_(levels * slot_bits_) {
     if (tick_ns_ <= 0) throw std::invalid_argument("the tick must be positive");
-    heads_.fill(nil);
 }
 
 void* timing_wheel::query_interface(const char* name) noexcept {
@@ -72,25 +71,27 @@ std::uint64_t timing_wheel::tick_of(std::int64_t deadline_ns) const noexcept {
            static_cast<std::uint64_t>(tick_ns_);
 }
 
-std::uint32_t& timing_wheel::head_of(const entry& e) noexcept {
+timing_wheel::entry_list& timing_wheel::list_of(const entry& e) noexcept {
     if (e.level == in_overflow) return overflow_.find(block_of(e.tick))->second;
-    if (e.level == firing) return firing_head_;
-    return heads_[e.level * max_slots_per_level + e.slot];
+    if (e.level == firing) return firing_;
+    return slots_[e.level * max_slots_per_level + e.slot];
 }
 
 void timing_wheel::link(std::uint32_t index, std::uint8_t level, std::uint8_t slot) noexcept {
     entry& e = slab_[index];
     e.level = level;
     e.slot = slot;
-    std::uint32_t& head = head_of(e);
-    if (head == nil) {
+    entry_list& list = list_of(e);
+    if (list.head == nil) {
         e.prev = e.next = index;
-        head = index;
+        list = {index, false, false};
         if (level < levels_) occupied_[level] |= std::uint64_t{1} << slot;
         return;
     }
     // Append at the tail (head's prev): timers due together fire in insertion order.
+    const std::uint32_t head = list.head;
     const std::uint32_t tail = slab_[head].prev;
+    if (e.deadline < slab_[tail].deadline) list.out_of_order = true;
     e.prev = tail;
     e.next = head;
     slab_[tail].next = index;
@@ -99,7 +100,7 @@ void timing_wheel::link(std::uint32_t index, std::uint8_t level, std::uint8_t sl
 
 void timing_wheel::unlink(std::uint32_t index) noexcept {
     entry& e = slab_[index];
-    std::uint32_t& head = head_of(e);
+    std::uint32_t& head = list_of(e).head;
     if (e.next == index) {
         head = nil;
         if (e.level < levels_) occupied_[e.level] &= ~(std::uint64_t{1} << e.slot);
@@ -144,10 +145,9 @@ rtkit::timer_handle timing_wheel::insert(rtkit::instant deadline, rtkit::waker w
     } else {
         free_head_ = slab_[index].next;
     }
-    const bool overflow_was_empty = overflow_.empty();
     if (overflows) {
         try {
-            overflow_.try_emplace(block_of(tick), nil);
+            overflow_.try_emplace(block_of(tick));
         } catch (...) {
             slab_[index].next = free_head_;
             free_head_ = index;
@@ -159,23 +159,11 @@ rtkit::timer_handle timing_wheel::insert(rtkit::instant deadline, rtkit::waker w
     e.tick = tick;
     e.waker = std::move(w);
     const rtkit::timer_handle handle = index | (std::uint64_t{e.generation} << 32);
-    if (overflows) {
-        if (overflow_was_empty) {
-            overflow_earliest_ = deadline_ns;
-            overflow_valid_ = true;
-        } else if (overflow_valid_ && deadline_ns < overflow_earliest_) {
-            overflow_earliest_ = deadline_ns;
-        }
+    if (overflows)
         link(index, in_overflow, 0);  // into the list made above
-    } else {
+    else
         place(index);
-    }
-    if (armed_++ == 0) {
-        cached_earliest_ = deadline_ns;
-        cache_valid_ = true;
-    } else if (cache_valid_ && deadline_ns < cached_earliest_) {
-        cached_earliest_ = deadline_ns;
-    }
+    if (armed_++ == 0 || deadline_ns < earliest_) earliest_ = deadline_ns;
     return handle;
 }
 
@@ -188,11 +176,10 @@ bool timing_wheel::entry_alive(rtkit::timer_handle handle) const noexcept {
 bool timing_wheel::cancel(rtkit::timer_handle handle) noexcept {
     if (!entry_alive(handle)) return false;
     const std::uint32_t index = index_of(handle);
-    const entry& e = slab_[index];
-    if (cache_valid_ && e.deadline == cached_earliest_) cache_valid_ = false;
-    if (e.level == in_overflow && e.deadline == overflow_earliest_) overflow_valid_ = false;
+    const bool was_earliest = slab_[index].deadline == earliest_;
     unlink(index);
     release(index);
+    if (was_earliest) refresh_earliest();
     return true;
 }
 
@@ -200,10 +187,10 @@ void timing_wheel::set_elapsed(std::uint64_t tick) noexcept {
     const bool new_block = block_of(tick) != block_of(elapsed_);
     elapsed_ = tick;
     if (!new_block) return;
-    // The new block's overflow list moves into the wheel, in insertion order.
+    // The new block's overflow list moves into the wheel, in its order.
     const auto list = overflow_.find(block_of(tick));
     if (list == overflow_.end()) return;
-    std::uint32_t i = list->second;
+    std::uint32_t i = list->second.head;
     slab_[slab_[i].prev].next = nil;
     overflow_.erase(list);
     while (i != nil) {
@@ -211,61 +198,109 @@ void timing_wheel::set_elapsed(std::uint64_t tick) noexcept {
         place(i);
         i = next;
     }
-    overflow_valid_ = false;
 }
 
-std::int64_t timing_wheel::overflow_earliest() const noexcept {
-    if (!overflow_valid_) {
-        // In the list of the first block: later blocks hold later deadlines.
-        overflow_earliest_ = std::numeric_limits<std::int64_t>::max();
-        if (!overflow_.empty()) {
-            const std::uint32_t head = overflow_.begin()->second;
-            std::uint32_t i = head;
-            do {
-                overflow_earliest_ = std::min(overflow_earliest_, slab_[i].deadline);
-                i = slab_[i].next;
-            } while (i != head);
-        }
-        overflow_valid_ = true;
+std::int64_t timing_wheel::earliest_in(entry_list& list) noexcept {
+    if (!list.out_of_order) return slab_[list.head].deadline;
+    if (list.scanned) {
+        // Looked at again, most likely because its earliest went: sorting now
+        // makes each later look O(1) while entries keep arriving in order.
+        list = {sorted_by_deadline(list.head), false, false};
+        return slab_[list.head].deadline;
     }
-    return overflow_earliest_;
+    list.scanned = true;
+    std::int64_t earliest = slab_[list.head].deadline;
+    for (std::uint32_t i = slab_[list.head].next; i != list.head; i = slab_[i].next)
+        earliest = std::min(earliest, slab_[i].deadline);
+    return earliest;
 }
 
-std::int64_t timing_wheel::earliest_deadline() const noexcept {
-    std::int64_t earliest = std::numeric_limits<std::int64_t>::max();
+std::uint32_t timing_wheel::sorted_by_deadline(std::uint32_t head) noexcept {
+    // A natural merge sort: each pass merges neighbouring runs that are already
+    // in order, so a list in order but for k entries costs O(n log k). Merging
+    // takes from the earlier run on equal deadlines, which keeps their order.
+    slab_[slab_[head].prev].next = nil;  // a straight list, on `next` only
+    const auto run_end = [this](std::uint32_t i) {
+        while (slab_[i].next != nil && slab_[slab_[i].next].deadline >= slab_[i].deadline)
+            i = slab_[i].next;
+        return i;
+    };
+    for (;;) {
+        std::uint32_t merged_head = nil;
+        std::uint32_t merged_tail = nil;
+        const auto take = [&](std::uint32_t& from) {
+            const std::uint32_t i = from;
+            from = slab_[i].next;
+            (merged_tail == nil ? merged_head : slab_[merged_tail].next) = i;
+            merged_tail = i;
+        };
+        unsigned merges = 0;
+        std::uint32_t rest = head;
+        while (rest != nil) {
+            std::uint32_t a = rest;
+            const std::uint32_t a_end = run_end(a);
+            std::uint32_t b = slab_[a_end].next;
+            slab_[a_end].next = nil;
+            rest = nil;
+            if (b != nil) {
+                const std::uint32_t b_end = run_end(b);
+                rest = slab_[b_end].next;
+                slab_[b_end].next = nil;
+            }
+            while (a != nil && b != nil)
+                take(slab_[b].deadline < slab_[a].deadline ? b : a);
+            while (a != nil)
+                take(a);
+            while (b != nil)
+                take(b);
+            ++merges;
+        }
+        slab_[merged_tail].next = nil;
+        head = merged_head;
+        if (merges == 1) break;  // the one merge made the whole list
+    }
+    // Circular again, with the `prev` links.
+    std::uint32_t last = head;
+    for (std::uint32_t i = slab_[head].next; i != nil; i = slab_[i].next) {
+        slab_[i].prev = last;
+        last = i;
+    }
+    slab_[head].prev = last;
+    slab_[last].next = head;
+    return head;
+}
+
+std::int64_t timing_wheel::overflow_earliest() noexcept {
+    // In the list of the first block: later blocks hold later deadlines.
+    return earliest_in(overflow_.begin()->second);
+}
+
+void timing_wheel::refresh_earliest() noexcept {
+    earliest_ = std::numeric_limits<std::int64_t>::max();
     // Lower levels hold earlier ticks, and within a level lower slots do, so the
     // earliest entry is in the first occupied slot of the first occupied level.
     for (unsigned level = 0; level < levels_; ++level) {
         if (occupied_[level] == 0) continue;
-        const unsigned slot = static_cast<unsigned>(std::countr_zero(occupied_[level]));
-        const std::uint32_t head = heads_[level * max_slots_per_level + slot];
-        std::uint32_t i = head;
-        do {
-            earliest = std::min(earliest, slab_[i].deadline);
-            i = slab_[i].next;
-        } while (i != head);
+        const unsigned at =
+            level * max_slots_per_level + static_cast<unsigned>(std::countr_zero(occupied_[level]));
+        earliest_ = earliest_in(slots_[at]);
         break;
     }
-    if (!overflow_.empty()) earliest = std::min(earliest, overflow_earliest());
-    return earliest;
+    if (!overflow_.empty()) earliest_ = std::min(earliest_, overflow_earliest());
 }
 
 std::optional<rtkit::instant> timing_wheel::next_deadline() const noexcept {
     if (armed_ == 0) return std::nullopt;
-    if (!cache_valid_) {
-        cached_earliest_ = earliest_deadline();
-        cache_valid_ = true;
-    }
     // Compared first so that a far-past deadline cannot overflow the subtraction.
-    if (cached_earliest_ <= origin_ns_) return rtkit::instant(rtkit::duration(cached_earliest_));
+    if (earliest_ <= origin_ns_) return rtkit::instant(rtkit::duration(earliest_));
     // Up to a tick boundary: fire() at that instant is sure to find it due. Within
     // a tick of the clock's end, the end itself: a far deadline means "never",
     // and must not wrap around to the past.
     const std::int64_t into_tick = static_cast<std::int64_t>(
-        (static_cast<std::uint64_t>(cached_earliest_) - static_cast<std::uint64_t>(origin_ns_)) %
+        (static_cast<std::uint64_t>(earliest_) - static_cast<std::uint64_t>(origin_ns_)) %
         static_cast<std::uint64_t>(tick_ns_));
-    std::int64_t boundary = cached_earliest_;
-    if (into_tick != 0 && __builtin_add_overflow(cached_earliest_, tick_ns_ - into_tick, &boundary))
+    std::int64_t boundary = earliest_;
+    if (into_tick != 0 && __builtin_add_overflow(earliest_, tick_ns_ - into_tick, &boundary))
         boundary = std::numeric_limits<std::int64_t>::max();
     return rtkit::instant(rtkit::duration(boundary));
 }
@@ -275,7 +310,7 @@ std::size_t timing_wheel::fire_slot(unsigned slot, std::int64_t now_ns, bool cur
     // within this tick: never fire early), keeping the order, before any waker
     // runs; then wake the firing list one entry at a time, so that a waker may
     // cancel any entry still waiting there.
-    std::uint32_t& head = heads_[slot];
+    std::uint32_t& head = slots_[slot].head;
     std::uint32_t i = head;
     slab_[slab_[i].prev].next = nil;
     head = nil;
@@ -289,8 +324,8 @@ std::size_t timing_wheel::fire_slot(unsigned slot, std::int64_t now_ns, bool cur
         i = next;
     }
     std::size_t fired = 0;
-    while (firing_head_ != nil) {
-        const std::uint32_t due = firing_head_;
+    while (firing_.head != nil) {
+        const std::uint32_t due = firing_.head;
         unlink(due);
         rtkit::waker w = std::move(slab_[due].waker);
         release(due);
@@ -301,7 +336,7 @@ std::size_t timing_wheel::fire_slot(unsigned slot, std::int64_t now_ns, bool cur
 }
 
 void timing_wheel::cascade(unsigned level, unsigned slot) noexcept {
-    std::uint32_t& head = heads_[level * max_slots_per_level + slot];
+    std::uint32_t& head = slots_[level * max_slots_per_level + slot].head;
     std::uint32_t i = head;
     slab_[slab_[i].prev].next = nil;
     head = nil;
@@ -348,7 +383,7 @@ std::size_t timing_wheel::fire(rtkit::instant now) {
         if (current_tick) break;  // what is left there is due later in this tick
     }
     if (now_tick > elapsed_) set_elapsed(now_tick);
-    if (fired > 0) cache_valid_ = false;
+    if (fired > 0) refresh_earliest();
     return fired;
 }
 

@@ -34,8 +34,15 @@ namespace rtkit_wheel {
 ///
 /// Timers fire exactly: fire(now) wakes an entry iff its deadline <= now, never
 /// earlier; entries in the current tick whose deadline is still ahead stay put.
-/// They wake tick by tick, and within a tick in the order they reached its
-/// slot (equal deadlines in insertion order).
+/// They wake tick by tick, and within a tick in the order of its slot's list
+/// (equal deadlines in insertion order).
+///
+/// The earliest deadline is kept exact. A slot's list is in deadline order as
+/// long as its entries arrive in that order (timeouts of one length do); when
+/// one arrives out of order, the next look for the slot's earliest scans it,
+/// and the look after that sorts it (a stable natural merge sort, in place).
+/// So cancelling the earliest timer again and again, as a shutdown does to
+/// every sleeper, costs O(1) each instead of a scan of the slot each.
 class timing_wheel final : public rtkit::timer_driver, public rtkit::timer_clock_binding {
   public:
     static constexpr unsigned max_levels = 10;
@@ -62,6 +69,15 @@ class timing_wheel final : public rtkit::timer_driver, public rtkit::timer_clock
     static constexpr std::uint8_t in_overflow = 0xFE;  ///< in a later block than the wheel's
     static constexpr std::uint8_t unused = 0xFF;       ///< free
 
+    /// A circular list of entries (a slot's, a later block's, or the due
+    /// entries being fired): its first entry, and whether it is in deadline
+    /// order.
+    struct entry_list {
+        std::uint32_t head = nil;
+        bool out_of_order = false;  ///< some entry has an earlier deadline than one before it
+        bool scanned = false;       ///< out of order, and scanned once for its earliest
+    };
+
     struct entry {
         std::int64_t deadline = 0;  ///< exact, in ns on the driver's clock
         std::uint64_t tick = 0;     ///< where it belongs on the wheel
@@ -75,15 +91,17 @@ class timing_wheel final : public rtkit::timer_driver, public rtkit::timer_clock
 
     std::uint64_t tick_of(std::int64_t deadline_ns) const noexcept;
     std::uint64_t block_of(std::uint64_t tick) const noexcept { return tick >> wheel_bits_; }
-    std::uint32_t& head_of(const entry& e) noexcept;
+    entry_list& list_of(const entry& e) noexcept;
     void place(std::uint32_t index) noexcept;
     void link(std::uint32_t index, std::uint8_t level, std::uint8_t slot) noexcept;
     void unlink(std::uint32_t index) noexcept;
     void release(std::uint32_t index) noexcept;
     void set_elapsed(std::uint64_t tick) noexcept;
     bool entry_alive(rtkit::timer_handle handle) const noexcept;
-    std::int64_t overflow_earliest() const noexcept;
-    std::int64_t earliest_deadline() const noexcept;
+    std::int64_t earliest_in(entry_list& list) noexcept;
+    std::uint32_t sorted_by_deadline(std::uint32_t head) noexcept;
+    std::int64_t overflow_earliest() noexcept;
+    void refresh_earliest() noexcept;
     std::size_t fire_slot(unsigned slot, std::int64_t now_ns, bool current_tick);
     void cascade(unsigned level, unsigned slot) noexcept;
 
@@ -97,19 +115,15 @@ class timing_wheel final : public rtkit::timer_driver, public rtkit::timer_clock
     std::vector<entry> slab_;
     std::uint32_t free_head_ = nil;
     std::size_t armed_ = 0;
-    /// heads_[level * max_slots_per_level + slot]: the first entry of each slot.
-    std::array<std::uint32_t, max_levels * max_slots_per_level> heads_;
+    /// slots_[level * max_slots_per_level + slot]: each slot's entries.
+    std::array<entry_list, max_levels * max_slots_per_level> slots_{};
     std::array<std::uint64_t, max_levels> occupied_{};  ///< bit s set: slot s has entries
-    /// Block -> the first entry of its overflow list (in insertion order); a
-    /// block is in the map while its list has entries.
-    std::map<std::uint64_t, std::uint32_t> overflow_;
-    std::uint32_t firing_head_ = nil;  ///< due entries of the slot being fired
-    /// The earliest deadline in the overflow lists, valid while overflow_valid_.
-    mutable std::int64_t overflow_earliest_ = 0;
-    mutable bool overflow_valid_ = false;
-    /// The earliest armed deadline (exact), valid while cache_valid_.
-    mutable std::int64_t cached_earliest_ = 0;
-    mutable bool cache_valid_ = false;
+    /// Block -> its overflow list (in insertion order, until sorted); a block
+    /// is in the map while its list has entries.
+    std::map<std::uint64_t, entry_list> overflow_;
+    entry_list firing_;  ///< due entries of the slot being fired
+    /// The earliest armed deadline (exact) while a timer is armed, outside fire().
+    std::int64_t earliest_ = 0;
 };
 
 }  // namespace rtkit_wheel

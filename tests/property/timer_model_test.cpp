@@ -248,10 +248,80 @@ void driver_matches_model() {
     RC_ASSERT(log.live_wakers == 0);  // destroying the driver drops what is still armed
 }
 
+/// Many timers in one far slot of the wheel, arriving in and out of deadline
+/// order, while the earliest (and others) are cancelled and more arrive: the
+/// wheel scans such a slot for its earliest once, then sorts it in place.
+/// next_deadline stays within a tick of the model's, and the rest fire by
+/// tick, equal deadlines in insertion order.
+void crowded_slot_matches_model() {
+    constexpr std::int64_t tick_ns = 1'000'000;
+    test_clock clock(0);
+    wake_log log;
+    {
+        const auto wheel = bound("wheel", {{"tick_us", std::int64_t{1000}}}, clock);
+        std::multimap<std::int64_t, int> armed;
+        std::vector<rtkit::timer_handle> handles;
+        std::vector<std::int64_t> deadlines;
+        // Ticks 8192..12287 share one slot of level 2 (64 slots a level); on a
+        // grid of quarter ticks, so that some deadlines are equal.
+        constexpr std::int64_t grid = tick_ns / 4;
+        const auto any_deadline = [] {
+            return *rc::gen::inRange<std::int64_t>(8'192 * 4, 12'288 * 4) * grid;
+        };
+        const auto arm = [&](std::int64_t deadline) {
+            const int id = static_cast<int>(handles.size());
+            handles.push_back(wheel->insert(at(deadline), waker_for(log, id)));
+            deadlines.push_back(deadline);
+            armed.emplace(deadline, id);
+        };
+        const auto disarm = [&](std::multimap<std::int64_t, int>::iterator it) {
+            RC_ASSERT(wheel->cancel(handles[static_cast<std::size_t>(it->second)]));
+            armed.erase(it);
+        };
+        std::int64_t in_order = 8'192 * tick_ns;
+        const int steps = *rc::gen::inRange(1, 400);
+        for (int step = 0; step < steps; ++step) {
+            switch (*rc::gen::inRange(0, 4)) {
+                case 0:
+                    arm(any_deadline());
+                    break;
+                case 1:  // later than every one before: a list stays in order
+                    in_order += *rc::gen::inRange<std::int64_t>(0, 3) * grid;
+                    arm(std::min(in_order, 12'288 * tick_ns - 1));
+                    break;
+                case 2:
+                    if (!armed.empty()) disarm(armed.begin());
+                    break;
+                default:
+                    if (!armed.empty())
+                        disarm(std::next(armed.begin(), *rc::gen::inRange<long>(
+                                                            0, static_cast<long>(armed.size()))));
+                    break;
+            }
+            check_next_deadline(*wheel, armed, tick_ns);
+        }
+        log.woken.clear();
+        clock.set(12'288 * tick_ns);
+        RC_ASSERT(wheel->fire(clock.now()) == armed.size());
+        RC_ASSERT(log.woken.size() == armed.size());
+        for (std::size_t i = 1; i < log.woken.size(); ++i) {
+            const auto a = static_cast<std::size_t>(log.woken[i - 1]);
+            const auto b = static_cast<std::size_t>(log.woken[i]);
+            RC_ASSERT(deadlines[a] / tick_ns <= deadlines[b] / tick_ns);
+            if (deadlines[a] == deadlines[b]) RC_ASSERT(a < b);
+        }
+    }
+    RC_ASSERT(log.live_wakers == 0);
+}
+
 }  // namespace
 
 TEST_CASE("timer drivers - fire cancel next_deadline and wake order agree with a sorted multimap") {
     CHECK(rc::check(driver_matches_model));
+}
+
+TEST_CASE("timer wheel - a crowded slot keeps next_deadline exact as its earliest timers go") {
+    CHECK(rc::check(crowded_slot_matches_model));
 }
 
 TEST_CASE(
