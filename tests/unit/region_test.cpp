@@ -112,6 +112,48 @@ TEST_CASE("region: a failing body cancels the region's tasks - drains them - the
 
 namespace {
 
+task<int> fails_after_yield() {
+    co_await yield_now();
+    throw std::runtime_error("body failed");
+}
+
+task<int> sleeps_an_hour_then_answers() {
+    co_await sleep(1h);
+    co_return 1;
+}
+
+/// Spawns a region whose body fails (or, with `cancel_it`, sleeps, and
+/// cancels it): 1 if it ended by the body's failure, 0 if cancelled.
+task<int> region_in_a_task_of_its_own(bool cancel_it) {
+    auto h = spawn(cx::current().region([cancel_it](cx) -> task<int> {
+        return cancel_it ? sleeps_an_hour_then_answers() : fails_after_yield();
+    }));
+    if (cancel_it) h.cancel(cancel_reason{"not needed"});
+    outcome<int> o = co_await std::move(h);
+    if (cancel_it) {
+        REQUIRE(o.is_cancelled());
+        CHECK(o.reason().message == "not needed");
+        co_return 0;
+    }
+    REQUIRE(o.is_panicked());
+    CHECK_THROWS_WITH_AS(std::rethrow_exception(o.exception()), "body failed", std::runtime_error);
+    co_return 1;
+}
+
+}  // namespace
+
+// A region awaited inline hands its failure to its awaiter without a throw of
+// its own; spawned, it is a task of its own and ends the usual way.
+TEST_CASE("region: spawned as a task of its own - it ends by its body's failure or cancelled") {
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        CHECK(rt.block_on(region_in_a_task_of_its_own(false)) == 1);
+        CHECK(rt.block_on(region_in_a_task_of_its_own(true)) == 0);
+    });
+}
+
+namespace {
+
 task<void> throws_after_yield(std::string message) {
     co_await yield_now();
     throw std::runtime_error(message);

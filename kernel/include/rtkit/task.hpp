@@ -96,6 +96,12 @@ struct promise_with_outcome : promise_base {
         new_slot().set_current_exception(outcome_tag);
         if (slot().is_panicked(outcome_tag)) note_failure(*this);
     }
+    /// Ends the task by `thrown` as if it had left the body (ended_by_exception
+    /// then holds), without throwing it.
+    void end_by(std::exception_ptr thrown) noexcept {
+        new_slot().set_exception(outcome_tag, std::move(thrown));
+        if (slot().is_panicked(outcome_tag)) note_failure(*this);
+    }
     /// Throws on what the task ended with, if it ended by an exception
     /// (cancelled or panicked), so an awaiter unwinds with the same exception.
     void rethrow_if_thrown() const {
@@ -139,6 +145,28 @@ struct promise_with_outcome : promise_base {
   private:
     struct no_slot {};
     [[no_unique_address]] std::conditional_t<outcome_in_header, no_slot, outcome_slot<V>> own_slot_;
+};
+
+/// `co_await ending_by{e}` ends the awaiting task by the exception in `e`,
+/// as `std::rethrow_exception(e)` would, and saves the raise and the catch
+/// when the task is awaited inline: the outcome takes the exception and the
+/// awaiting coroutine resumes, while this frame stays suspended here until
+/// its task destroys it (its locals end then). A spawned task or a root,
+/// which its worker sees end by its frame being done, throws as usual. It
+/// refers to `e` rather than holding the pointer: with GCC 12, an awaiter
+/// holding it released the exception once too often when the frame was
+/// destroyed at this suspension.
+struct ending_by {
+    std::exception_ptr& thrown;
+
+    bool await_ready() const noexcept { return false; }
+    template <class Promise>
+    std::coroutine_handle<> await_suspend(std::coroutine_handle<Promise> self) noexcept {
+        if (self.promise().is_spawned()) return self;  // to await_resume, which throws
+        self.promise().end_by(std::move(thrown));
+        return promise_base::final_awaiter{}.await_suspend(self);
+    }
+    void await_resume() const { std::rethrow_exception(thrown); }
 };
 
 template <class T>

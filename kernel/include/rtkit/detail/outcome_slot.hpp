@@ -51,6 +51,14 @@ class outcome_slot {
         new (&thrown_) std::exception_ptr(std::current_exception());
         tag = tag_of(handling_cancellation() ? state::cancelled : state::panicked);
     }
+    /// Sets the outcome for `thrown`, classified as set_current_exception
+    /// classifies the exception being handled, without throwing it.
+    void set_exception(std::uint8_t& tag, std::exception_ptr thrown) noexcept {
+        destroy(tag);
+        const bool cancelled = is_cancellation(thrown);
+        new (&thrown_) std::exception_ptr(std::move(thrown));
+        tag = tag_of(cancelled ? state::cancelled : state::panicked);
+    }
     static bool is_ok(std::uint8_t tag) noexcept { return tag == tag_of(state::ok); }
     /// The value (is_ok(tag)), to move out; destroy() still ends it.
     T& value() noexcept { return value_; }
@@ -105,6 +113,19 @@ class outcome_slot {
             return true;
         try {
             throw;
+        } catch (const task_cancelled&) {
+            return true;
+        } catch (...) {
+            return false;
+        }
+    }
+    /// The same question of an exception kept in a pointer.
+    static bool is_cancellation(const std::exception_ptr& thrown) noexcept {
+        if (const std::type_info* type = thrown.__cxa_exception_type();
+            type && *type == typeid(task_cancelled))
+            return true;
+        try {
+            std::rethrow_exception(thrown);
         } catch (const task_cancelled&) {
             return true;
         } catch (...) {

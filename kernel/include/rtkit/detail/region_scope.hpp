@@ -99,8 +99,8 @@ task<R> run_region(handle& home, region_node& parent, F body) {
     node.unlink();
     if (home.tracing()) home.trace_region(node.id, false);
     parent.leave();
-    if (failure) std::rethrow_exception(failure);
-    if (child_failure) std::rethrow_exception(child_failure);
+    if (failure) co_await ending_by{failure};
+    if (child_failure) co_await ending_by{child_failure};
     if constexpr (!std::is_void_v<R>) co_return std::move(*value);
 }
 
