@@ -65,6 +65,17 @@ const std::array key_specs{
              "fault of that size on a worker",
              [](runtime_config& c, const config_value& v) { c.huge_pages = std::get<bool>(v); },
              [](const runtime_config& c) { return config_value(c.huge_pages); }},
+    key_spec{"runtime", "poll_before_park_us", value_type::integer, "0", "",
+             "microseconds the current_thread worker, with nothing to run, keeps polling the "
+             "reactor before it sleeps in it (only while I/O is registered, never past the next "
+             "timer): a busy server is not woken for each request, for CPU spent polling",
+             [](runtime_config& c, const config_value& v) {
+                 c.poll_before_park = std::chrono::microseconds(std::get<std::int64_t>(v));
+             },
+             [](const runtime_config& c) {
+                 return config_value(std::int64_t{c.poll_before_park.count()});
+             },
+             0, 1'000'000},
     key_spec{
         "plugins", "search_path", value_type::path_list, "[]", "",
         "extra plugin directories, searched after the built-in one; relative paths are "

@@ -165,6 +165,7 @@ class runtime_core {
             std::move(driver), config.huge_pages, time);
         group->activity()->name_plugins(io_choice.name, timer_choice.name);
         group->set_blocking_pool(std::make_shared<blocking_pool>(config.blocking));
+        group->set_poll_before_park(config.poll_before_park);
         if (config.trace.enabled) group->start_trace(config.trace);
         // Each worker has its own timer driver and lane policy.
         group->add_worker(std::move(timers), std::move(lanes));

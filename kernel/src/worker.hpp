@@ -162,6 +162,12 @@ class worker {
     /// (worker_run_loop.hpp)
     template <class Stop>
     void park(Stop& stop, std::optional<instant> limit = std::nullopt);
+    /// Before park() sleeps for `timeout` (negative: no limit): polls the
+    /// reactor without blocking for up to runtime_config::poll_before_park,
+    /// until it reports readiness, work comes in or `stop` holds. True then:
+    /// the worker need not sleep. (worker_run_loop.hpp)
+    template <class Stop>
+    bool poll_before_parking(Stop& stop, duration timeout);
 
     /// Live local tasks owned by `owner` (they pin the worker to that thread).
     std::size_t local_tasks_of(std::thread::id owner) const;

@@ -127,6 +127,9 @@ class worker_group {
 
     // --- The blocking pool (rtkit/blocking.hpp), set while the runtime is built. ---
 
+    /// runtime_config::poll_before_park (while the runtime is being built).
+    void set_poll_before_park(duration d) noexcept { poll_before_park_ = d; }
+    duration poll_before_park() const noexcept { return poll_before_park_; }
     void set_blocking_pool(std::shared_ptr<blocking_pool> pool) noexcept {
         blocking_ = std::move(pool);
     }
@@ -190,6 +193,7 @@ class worker_group {
     flavor flavor_;
     std::shared_ptr<io_driver> io_;
     bool huge_pages_;
+    duration poll_before_park_{0};
     /// Before the workers: their timer drivers read it until they go.
     runtime_clock clock_;
     /// Before the workers, which hold their slots.

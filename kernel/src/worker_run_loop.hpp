@@ -29,6 +29,17 @@ void worker::run_loop_until(Stop&& stop, bool return_when_idle, std::size_t poll
 }
 
 template <class Stop>
+bool worker::poll_before_parking(Stop& stop, duration timeout) {
+    const duration polling = group_.poll_before_park();
+    if (polling <= duration{0} || !group_.has_io()) return false;
+    const instant until = now() + (timeout < duration{0} ? polling : std::min(polling, timeout));
+    do {
+        if (poll_reactor(duration{0}) > 0 || inbox_may_have_items() || stop()) return true;
+    } while (now() < until);
+    return false;
+}
+
+template <class Stop>
 void worker::park(Stop& stop, std::optional<instant> limit) {
     std::optional<instant> deadline = next_deadline();
     if (limit && (!deadline || *limit < *deadline)) deadline = limit;
@@ -44,6 +55,7 @@ void worker::park(Stop& stop, std::optional<instant> limit) {
         deadline.reset();
     }
     if (deadline) timeout = std::max(duration{0}, *deadline - now());
+    if (timeout != duration{0} && poll_before_parking(stop, timeout)) return;
     parker_.announce(parker::in_reactor);
     if (!inbox_may_have_items() && !stop()) {
         const std::int64_t trace_began = trace_ ? trace_now() : 0;

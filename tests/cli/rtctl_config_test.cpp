@@ -98,6 +98,7 @@ TEST_CASE("config show - defaults filled in and each value's origin") {
                        configs +
                        "show.toml:2:8\n"
                        "huge_pages = false         # default\n"
+                       "poll_before_park_us = 0    # default\n"
                        "\n"
                        "[plugins]\n"
                        "search_path = []        # default\n"

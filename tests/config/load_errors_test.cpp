@@ -32,7 +32,7 @@ TEST_CASE("an unknown key inside a table suggests a key of that table and lists 
     const auto text = error_of("[runtime]\nflavour = \"current_thread\"\n");
     CHECK(text ==
           "rt.toml:2:1: error: unknown key 'flavour' in [runtime]; did you mean 'flavor'? "
-          "(valid: flavor, workers, clock, name, huge_pages)");
+          "(valid: flavor, workers, clock, name, huge_pages, poll_before_park_us)");
 }
 
 TEST_CASE("a plain unknown key in a plugin table is not mistaken for plugin options") {

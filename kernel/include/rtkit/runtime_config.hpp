@@ -74,6 +74,16 @@ struct runtime_config {
     /// every runtime of the process and keep the advice they were mapped with.
     /// Off, memory follows the system's huge page policy.
     bool huge_pages = false;
+    /// How long a worker with nothing to run keeps polling the reactor
+    /// without blocking before it sleeps in it (0: it sleeps at once). Only
+    /// while I/O is registered, never past the next timer, and not on the
+    /// virtual clock. A server whose clients send again within that time
+    /// finds the worker awake: it is not woken, and the clients' sends do not
+    /// pay for waking it, which at high request rates buys throughput with
+    /// the CPU spent polling (bench/README.md, "mini-redis against
+    /// redis-server"). The current-thread flavor's worker only: the
+    /// multi-thread flavor's workers sleep at once.
+    std::chrono::microseconds poll_before_park{0};
     /// Extra directories searched for plugin files, after the built-in directory.
     std::vector<std::filesystem::path> plugin_search_path;
     /// Load plugin files that are writable by group or others, or that sit in

@@ -1,0 +1,131 @@
+// runtime_config::poll_before_park: a worker with nothing to run polls the
+// reactor without blocking for a while before it sleeps in it. What arrives
+// meanwhile (readiness, a timer's deadline, a wake from another thread) is
+// taken up at once, and the worker never blocks for it.
+#include <doctest/doctest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "fault_plugins.hpp"
+#include "test_support.hpp"
+
+using namespace rtkit;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr int rounds = 50;
+constexpr std::chrono::microseconds a_second_of_polling{1'000'000};
+
+/// Echoes `rounds` messages of one byte on the first connection.
+task<void> echo_rounds(net::tcp_listener& listener) {
+    net::tcp_stream s = co_await listener.accept();
+    char byte = 0;
+    for (int i = 0; i < rounds; ++i) {
+        co_await s.read_exact(&byte, 1);
+        co_await s.write_all(&byte, 1);
+    }
+}
+
+/// A client on a thread of its own, with blocking sockets: `rounds` round trips.
+void blocking_client(std::uint16_t port) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+    for (int i = 0; i < rounds; ++i) {
+        char byte = static_cast<char>(i);
+        REQUIRE(::send(fd, &byte, 1, 0) == 1);
+        REQUIRE(::recv(fd, &byte, 1, MSG_WAITALL) == 1);
+        CHECK(byte == static_cast<char>(i));
+    }
+    ::close(fd);
+}
+
+/// How often the worker blocked in the (faulty, counting) epoll reactor while
+/// it served `rounds` round trips to a client thread.
+int blocking_waits_serving(std::chrono::microseconds poll_before_park) {
+    runtime_config config = test::config_with_faulty("reactor");
+    config.poll_before_park = poll_before_park;
+    runtime rt(config);
+    test::plugin_control& reactor = test::control_of("reactor");
+    return rt.block_on([&reactor]() -> task<int> {
+        auto listener = net::tcp_listener::bind(net::socket_address::loopback(0));
+        const int before = reactor.blocking_waits();
+        std::thread client(blocking_client, listener.local_address().port());
+        co_await echo_rounds(listener);
+        client.join();
+        co_return reactor.blocking_waits() - before;
+    }());
+}
+
+runtime_config polling_config(const std::string& reactor) {
+    runtime_config config;
+    config.reactor.preference = {reactor};
+    config.reactor.strict = true;
+    config.poll_before_park = a_second_of_polling;
+    return config;
+}
+
+}  // namespace
+
+TEST_CASE("poll before park: a worker whose I/O comes while it polls does not block for it") {
+    const int polling = blocking_waits_serving(a_second_of_polling);
+    const int sleeping = blocking_waits_serving(std::chrono::microseconds{0});
+    INFO("blocking waits: " << polling << " polling first, " << sleeping << " without");
+    // The client answers within microseconds, far inside the second of
+    // polling; a few waits are allowed for a client thread descheduled long.
+    CHECK(polling < rounds / 5);
+    CHECK(sleeping > polling);
+}
+
+TEST_CASE("poll before park: a timer due while the worker polls fires at its deadline") {
+    for (const std::string reactor : {"epoll", "uring"}) {
+        INFO(reactor);
+        runtime rt(polling_config(reactor));
+        const auto slept = rt.block_on([]() -> task<std::chrono::steady_clock::duration> {
+            // Registered I/O, so that the worker polls instead of only waiting for its timer.
+            auto listener = net::tcp_listener::bind(net::socket_address::loopback(0));
+            const auto start = std::chrono::steady_clock::now();
+            co_await sleep(2ms);
+            co_return std::chrono::steady_clock::now() - start;
+        }());
+        CHECK(slept >= 2ms);
+        CHECK(slept < 500ms);  // not the second of polling
+    }
+}
+
+TEST_CASE("poll before park: a wake from another thread ends the polling") {
+    for (const std::string reactor : {"epoll", "uring"}) {
+        INFO(reactor);
+        runtime rt(polling_config(reactor));
+        test::manual_event event;
+        std::atomic<std::int64_t> fired_at{0};
+        const std::int64_t resumed_at = rt.block_on([&]() -> task<std::int64_t> {
+            auto listener = net::tcp_listener::bind(net::socket_address::loopback(0));
+            const std::uint64_t polls_before = rt.metrics().reactor_polls;
+            std::thread other([&] {
+                while (!event.armed())
+                    std::this_thread::yield();
+                // Fire once the worker, with nothing to run, polls the reactor.
+                while (rt.metrics().reactor_polls < polls_before + 100)
+                    std::this_thread::yield();
+                fired_at = std::chrono::steady_clock::now().time_since_epoch().count();
+                event.fire();
+            });
+            co_await event.wait();
+            const std::int64_t now = std::chrono::steady_clock::now().time_since_epoch().count();
+            other.join();
+            co_return now;
+        }());
+        CHECK(std::chrono::nanoseconds(resumed_at - fired_at.load()) < 500ms);
+    }
+}
