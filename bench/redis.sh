@@ -8,7 +8,9 @@
 #
 # Servers: redis (Debian's redis-server, persistence off: --save '' --appendonly
 # no), and rtkit-mini-redis on epoll, on io_uring (both current_thread) and on
-# epoll with the multi_thread flavor and 2 workers (rtkit_mt2). Each pass
+# epoll with the multi_thread flavor and 2 workers (rtkit_mt2), and on epoll
+# polling the reactor for POLL_US microseconds (default 50) before it sleeps
+# (rtkit_epoll_poll: runtime.poll_before_park_us). Each pass
 # starts every server afresh and then, for each pipeline depth (-P 1, -P 16)
 # and test (ping_inline, ping_mbulk, set, get: -t ping,set,get split so that
 # each has its own CPU figure), runs `redis-benchmark -c 50` once against each
@@ -48,11 +50,14 @@ for tool in "$MINI_REDIS" "$(command -v "$REDIS_SERVER" || true)" "$(command -v 
 done
 [[ " $SERVERS " == *" redis "* ]] || { echo "redis.sh: SERVERS must include redis (the reference)" >&2; exit 2; }
 
-# A loopback port nothing listens on (bash's /dev/tcp fails to connect there).
+# A loopback port nothing listens on (bash's /dev/tcp fails to connect there),
+# below the ephemeral range, where redis-benchmark's own connections could
+# hold it by the time the server binds.
 free_port() {
-  local port
+  local port low
+  low="$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)"
   while true; do
-    port=$((20000 + RANDOM % 20000))
+    port=$((10000 + RANDOM % (low - 10000)))
     (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || { echo "$port"; return; }
   done
 }
@@ -63,11 +68,15 @@ server_command() {
     redis) cmd=("$REDIS_SERVER" --port "$2" --save '' --appendonly no --bind 127.0.0.1) ;;
     rtkit_epoll) cmd=("$MINI_REDIS" --port "$2" --set reactor.plugin=epoll --set reactor.strict=true) ;;
     rtkit_uring) cmd=("$MINI_REDIS" --port "$2" --set reactor.plugin=uring --set reactor.strict=true) ;;
+    rtkit_epoll_poll)
+      cmd=("$MINI_REDIS" --port "$2" --set reactor.plugin=epoll --set reactor.strict=true
+           --set "runtime.poll_before_park_us=${POLL_US:-50}")
+      ;;
     rtkit_mt2)
       cmd=("$MINI_REDIS" --port "$2" --set reactor.plugin=epoll --set runtime.flavor=multi_thread
            --set runtime.workers=2)
       ;;
-    *) echo "redis.sh: unknown server '$1' (known: redis rtkit_epoll rtkit_uring rtkit_mt2)" >&2; exit 2 ;;
+    *) echo "redis.sh: unknown server '$1' (known: redis rtkit_epoll rtkit_uring rtkit_mt2 rtkit_epoll_poll)" >&2; exit 2 ;;
   esac
 }
 
