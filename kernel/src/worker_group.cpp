@@ -1,5 +1,6 @@
 #include "worker_group.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -18,9 +19,12 @@ namespace {
 /// How many rounds of cancel-and-dispatch retire() gives tasks to unwind
 /// before it gives up on the ones that keep running.
 constexpr int retire_rounds = 1000;
-/// Polls per worker and round: a task that ignores cancellation and keeps
-/// running must not hold the others up.
-constexpr int retire_polls_per_round = 10'000;
+/// Polls per worker and round, at least: a task that ignores cancellation
+/// and keeps running must not hold the others up. A round may poll as many
+/// times as tasks are alive, so that each round's walk over the stores pays
+/// for itself (with a fixed number, shutting down N tasks walked the stores
+/// N/10,000 times).
+constexpr std::size_t retire_polls_per_round = 10'000;
 }  // namespace
 
 worker_group::worker_group(flavor f, std::shared_ptr<io_driver> io, bool huge_pages,
@@ -323,9 +327,10 @@ void worker_group::retire() noexcept {
                     w->get_handle().request_cancel(t, cancel_reason{"runtime shut down"});
             });
         }
+        const std::size_t polls_this_round = std::max(retire_polls_per_round, live_tasks());
         for (auto& w : workers_) {
             scoped_driving here(&w->get_handle(), huge_pages_);
-            for (int polls = 0; polls < retire_polls_per_round && w->run_once(); ++polls) {
+            for (std::size_t polls = 0; polls < polls_this_round && w->run_once(); ++polls) {
             }
             w->drain_inbox();
             w->fire_due_timers();
