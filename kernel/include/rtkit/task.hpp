@@ -92,10 +92,7 @@ struct promise_with_outcome : promise_base {
     ~promise_with_outcome() {
         if (outcome_tag) slot().destroy(outcome_tag);
     }
-    void unhandled_exception() noexcept {
-        new_slot().set_current_exception(outcome_tag);
-        if (slot().is_panicked(outcome_tag)) note_failure(*this);
-    }
+    void unhandled_exception() noexcept { end_by(std::current_exception()); }
     /// Ends the task by `thrown` as if it had left the body (ended_by_exception
     /// then holds), without throwing it.
     void end_by(std::exception_ptr thrown) noexcept {

@@ -1,6 +1,5 @@
 #pragma once
 // Where a task's promise keeps its outcome until someone takes it. Not API.
-#include <cxxabi.h>
 #include <bit>
 #include <cstdint>
 #include <exception>
@@ -43,16 +42,9 @@ class outcome_slot {
         new (&value_) T(std::forward<U>(value));
         tag = tag_of(state::ok);
     }
-    /// Sets the outcome for the exception being handled: cancelled for
+    /// Sets the outcome for the exception `thrown`: cancelled for
     /// task_cancelled, panicked for anything else. Either keeps the exception
     /// itself, so that an awaiter can throw it on without making another.
-    void set_current_exception(std::uint8_t& tag) noexcept {
-        destroy(tag);
-        new (&thrown_) std::exception_ptr(std::current_exception());
-        tag = tag_of(handling_cancellation() ? state::cancelled : state::panicked);
-    }
-    /// Sets the outcome for `thrown`, classified as set_current_exception
-    /// classifies the exception being handled, without throwing it.
     void set_exception(std::uint8_t& tag, std::exception_ptr thrown) noexcept {
         destroy(tag);
         const bool cancelled = is_cancellation(thrown);
@@ -102,24 +94,11 @@ class outcome_slot {
     }
 
   private:
-    /// Whether the exception being handled is a task_cancelled. Its exact
-    /// type, read without throwing, answers for the kernel's own; only another
-    /// type (a panic, or a class derived from task_cancelled) is rethrown to
-    /// ask. A rethrow for every cancelled frame would double what unwinding a
-    /// cancelled task costs.
-    static bool handling_cancellation() noexcept {
-        if (const std::type_info* type = abi::__cxa_current_exception_type();
-            type && *type == typeid(task_cancelled))
-            return true;
-        try {
-            throw;
-        } catch (const task_cancelled&) {
-            return true;
-        } catch (...) {
-            return false;
-        }
-    }
-    /// The same question of an exception kept in a pointer.
+    /// Whether `thrown` is a task_cancelled. Its exact type, read without
+    /// throwing, answers for the kernel's own; only another type (a panic, or
+    /// a class derived from task_cancelled) is rethrown to ask. A rethrow for
+    /// every cancelled frame would double what unwinding a cancelled task
+    /// costs.
     static bool is_cancellation(const std::exception_ptr& thrown) noexcept {
         if (const std::type_info* type = thrown.__cxa_exception_type();
             type && *type == typeid(task_cancelled))
