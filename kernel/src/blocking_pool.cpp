@@ -31,7 +31,7 @@ struct blocking_pool_state {
     /// Idle threads a submit claimed and notified, that have not woken yet:
     /// each wakes to take a call, even if its keep-alive ran out meanwhile.
     std::size_t claimed = 0;
-    std::size_t running = 0;  ///< calls running now
+    std::size_t running = 0;  ///< calls running now (not yet returned)
     std::size_t waking = 0;   ///< pool threads waking a task now
     /// Threads done with a call that will look at the queue before idling.
     std::size_t finishing = 0;
@@ -50,6 +50,9 @@ void run_next(blocking_pool_state& pool, std::unique_lock<std::mutex>& lock) {
     job->run();
     waker waiting = job->settle();
     lock.lock();
+    // The call is over: a shutdown from here on must not count it as left
+    // running (its task may have its result before this thread is done).
+    --pool.running;
     // The task may submit its next call as soon as it is woken: this thread
     // takes it (it looks at the queue again before it idles), no new one.
     ++pool.finishing;
@@ -68,7 +71,6 @@ void run_next(blocking_pool_state& pool, std::unique_lock<std::mutex>& lock) {
     waiting.reset();
     job->release();  // the pool's reference: the result may go here
     lock.lock();
-    --pool.running;
     --pool.finishing;
 }
 
