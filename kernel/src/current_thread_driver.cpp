@@ -6,12 +6,10 @@
 #include <system_error>
 #include <utility>
 
-#include "root_wake.hpp"
 #include "rtkit/detail/task_extras.hpp"
 #include "rtkit/diagnostics.hpp"
 #include "rtkit/join_handle.hpp"
 #include "thread_context.hpp"
-#include "timeouts.hpp"
 #include "worker_group.hpp"
 #include "worker_run_loop.hpp"
 
@@ -30,17 +28,6 @@ constexpr auto drain_observe_slice = std::chrono::milliseconds(1);
 /// The post-root drain returns after this many stop checks even if work remains,
 /// so a self-waking task cannot keep block_on from returning.
 constexpr unsigned post_root_drain_turns = 64;
-
-/// A finished root that block_on alone still references has no waker and no
-/// awaiter left, so only this thread touches its state word: a plain store
-/// does. A root that never waited (W8) then costs no locked instruction here.
-void mark_root_complete(task_header* root) noexcept {
-    if (task_state::refs_of(root->state.load(std::memory_order_acquire)) == 1)
-        root->state.store(root->state.load(std::memory_order_relaxed) | task_state::complete,
-                          std::memory_order_release);
-    else
-        root->state.fetch_or(task_state::complete, std::memory_order_acq_rel);
-}
 
 /// Says on the activity board whether a thread drives the worker (under the
 /// slot's lock, by the thread taking or leaving it).
@@ -209,14 +196,14 @@ void current_thread_driver::run_background(held_worker w) {
         changed_.notify_all();
         w = take_back_when_needed(lock);
     }
-    shutdown();
+    close_slot();
     w.reset();  // retire on this thread, with no lock held
 }
 
 held_worker current_thread_driver::take_back_when_needed(
     std::unique_lock<sync::detail::spin_lock>& lock) {
     while (true) {
-        if (slot_ == slot_state::closed) return nullptr;  // shutdown() retired what it held
+        if (slot_ == slot_state::closed) return nullptr;  // close_slot() retired what it held
         if (slot_ == slot_state::returned && resting_worker_needs_driving()) {
             slot_ = slot_state::background;
             worker_.park_state().clear();
@@ -226,7 +213,7 @@ held_worker current_thread_driver::take_back_when_needed(
         }
         if (group_.shutting_down()) {
             lock.unlock();
-            shutdown();
+            close_slot();
             lock.lock();
             return nullptr;
         }
@@ -344,7 +331,7 @@ void current_thread_driver::drain_until(instant deadline) {
     }
 }
 
-void current_thread_driver::shutdown() {
+void current_thread_driver::close_slot() {
     held_worker retired;
     {
         std::lock_guard lock(mutex_);
@@ -355,7 +342,12 @@ void current_thread_driver::shutdown() {
     retired.reset();
 }
 
-void current_thread_driver::shutdown_from_caller() {
+bool current_thread_driver::shutdown() {
+    // From inside (a task or root this thread polls, or a destructor the
+    // retirement runs) nothing may wait: the work needs this thread to return.
+    std::unique_lock lock(shutdown_mutex_, std::defer_lock);
+    if (!handle::driven_here(group_)) lock.lock();
+    if (shutdown_begun_.exchange(true, std::memory_order_acq_rel)) return false;
     held_worker w;
     // From a task or root this thread polls, the worker is busy further up the
     // stack: whoever drives it retires it when its drive unwinds.
@@ -363,7 +355,7 @@ void current_thread_driver::shutdown_from_caller() {
     // where it is: retiring it here would enter that reactor.
     if (!driven_by_this_thread() && group_.io().claim_for_this_thread()) w = acquire();
     group_.begin_shutdown();
-    shutdown();
+    close_slot();
     w.reset();  // retire here: the caller's local tasks unwind on their own thread
     std::thread background;
     {
@@ -372,22 +364,7 @@ void current_thread_driver::shutdown_from_caller() {
         background = std::move(background_);
     }
     if (background.joinable()) background.join();
-}
-
-std::exception_ptr root_reference::retire() noexcept {
-    task_header* root = std::exchange(root_, nullptr);
-    take_(*root, into_);
-    outcome_taken(*root);  // block_on returns it or rethrows it
-    if (task_state::refs_of(root->state.load(std::memory_order_acquire)) != 1) {
-        root->release();  // a waker outlives the call; its last release destroys the frame
-        return nullptr;
-    }
-    try {
-        root->destroy_frame();
-    } catch (...) {
-        return std::current_exception();
-    }
-    return nullptr;
+    return true;
 }
 
 std::exception_ptr current_thread_driver::drive(root_reference& reference) {
@@ -398,8 +375,6 @@ std::exception_ptr current_thread_driver::drive(root_reference& reference) {
             "to the thread that first drove it (such as uring with single_issuer); call block_on "
             "on that thread, or configure a reactor that is not bound to one thread");
     task_header* root = reference.get();
-    // Not marked woken: the first poll happens unconditionally (no waker can
-    // exist before it), which spares a read-modify-write per call.
     root->start_with_state(task_state::root);
     // The root spawns into the runtime's root region. It is not counted in it:
     // that region only ever closes at shutdown, when no block_on is running.
@@ -418,8 +393,9 @@ std::exception_ptr current_thread_driver::drive(root_reference& reference) {
         borrowed.get().rescue_stranded();
         return drive_root_on(borrowed.get(), reference, false);
     }
-    // Another thread holds the worker: poll the root here without it.
-    poll_directly(root);
+    // Another thread holds the worker: run the root here without it. Its
+    // spawns and timers go to the worker.
+    run_root(root, group_, nullptr);
     scoped_task retiring(root);
     return reference.retire();
 }
@@ -433,31 +409,7 @@ std::exception_ptr current_thread_driver::drive_root_on(worker& w, root_referenc
     root->admitted_by = w.index();
     std::exception_ptr plugin_error;
     try {
-        bool cancel_sent = false;
-        bool first_poll = true;
-        while (true) {
-            if (!cancel_sent && group_.shutting_down()) {
-                // Shutdown while the root runs: it unwinds at its next await point.
-                cancel_sent = true;
-                worker_.get_handle().request_cancel(root, cancel_reason{"runtime shut down"});
-            }
-            if (std::exchange(first_poll, false) || take_root_wake(root)) {
-                const bool yielded = poll_root(root);
-                if (root->finished()) break;
-                if (yielded) set_root_wake(root);
-                // A batch of dispatch turns between root polls, as a busy
-                // worker maintains: a self-waking root does not starve spawned
-                // work, and a root that joins many tasks finds them done.
-                w.run_batch(worker::maintenance_interval);
-            } else if (cancel_sent) {
-                wait_root_wake(root);  // the worker no longer dispatches
-            } else {
-                // Until the root is woken: looked at between dispatch batches.
-                w.run_loop_until([&] { return root_wake_pending(root); }, false,
-                                 worker::maintenance_interval);
-            }
-        }
-        mark_root_complete(root);
+        run_root(root, group_, &w);
     } catch (...) {
         // A plugin threw under the drive (a reactor's poll, a timer's insert).
         // The root goes as on the normal path; then the caller sees the error.
@@ -481,27 +433,6 @@ std::exception_ptr current_thread_driver::drive_root_on(worker& w, root_referenc
         w.run_loop_until([&] { return ++checks > post_root_drain_turns; }, true);
     }
     return destructor_error;
-}
-
-bool current_thread_driver::poll_root(task_header* root) {
-    scoped_task polling(root);
-    const bool yielded = root->resume_if_ready();
-    if (!root->finished()) after_suspending_poll(*root);
-    return yielded;
-}
-
-void current_thread_driver::poll_directly(task_header* root) {
-    bool first_poll = true;
-    while (true) {
-        if (std::exchange(first_poll, false) || take_root_wake(root)) {
-            const bool yielded = poll_root(root);
-            if (root->finished()) break;
-            if (yielded) set_root_wake(root);
-            continue;
-        }
-        wait_root_wake(root);
-    }
-    mark_root_complete(root);
 }
 
 }  // namespace rtkit::detail

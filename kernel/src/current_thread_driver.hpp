@@ -11,6 +11,7 @@
 
 #include "rtkit/detail/region_node.hpp"
 #include "rtkit/sync/spin_lock.hpp"
+#include "runtime_driver.hpp"
 #include "worker.hpp"
 
 namespace rtkit::detail {
@@ -23,29 +24,6 @@ struct retire_worker {
 /// The right to drive the current-thread runtime's worker, held by one owner
 /// at a time (the slot, the background thread, or a block_on caller).
 using held_worker = std::unique_ptr<worker, retire_worker>;
-
-/// block_on's reference to its root task. The driver retires it where the root
-/// ran; if the drive ends by an exception first, the destructor drops it.
-class root_reference {
-  public:
-    root_reference(task_header* root, take_root_result take, void* into) noexcept
-        : root_(root), take_(take), into_(into) {}
-    ~root_reference() {
-        if (root_) root_->release();
-    }
-    root_reference(const root_reference&) = delete;
-    root_reference& operator=(const root_reference&) = delete;
-
-    task_header* get() const noexcept { return root_; }
-    /// Moves the outcome out, then drops the reference; when it is the last,
-    /// the frame is destroyed here and what a destructor in it threw is returned.
-    std::exception_ptr retire() noexcept;
-
-  private:
-    task_header* root_;
-    take_root_result take_;
-    void* into_;
-};
 
 /// Where the worker is, who may take it, and how it comes back.
 ///
@@ -66,12 +44,12 @@ class root_reference {
 /// With a thread-bound reactor (thread_bound_reactor_name) only the first
 /// thread that takes the worker ever drives it: no background thread, and
 /// block_on from another thread is refused.
-class current_thread_driver {
+class current_thread_driver final : public runtime_driver {
   public:
     /// Drives the one worker of `group`; roots of block_on join `root_region`.
     current_thread_driver(worker_group& group, region_node& root_region);
     /// Joins the background thread if shutdown_from_caller did not.
-    ~current_thread_driver();
+    ~current_thread_driver() override;
     current_thread_driver(const current_thread_driver&) = delete;
     current_thread_driver& operator=(const current_thread_driver&) = delete;
 
@@ -85,9 +63,10 @@ class current_thread_driver {
     /// be driven.
     void run_background(held_worker w);
 
-    /// Runs the block_on root to completion on the calling thread, then
-    /// retires it there (see root_reference::retire).
-    std::exception_ptr drive(root_reference& root);
+    /// Runs the block_on root on the calling thread: with the worker when
+    /// this thread can borrow it (or drives it already, further up its
+    /// stack), else without it while another thread holds it.
+    std::exception_ptr drive(root_reference& root) override;
 
     /// Graceful part of shutdown: lets the worker run until no task is left
     /// or `deadline` passes, on this thread when it can borrow the worker;
@@ -95,18 +74,22 @@ class current_thread_driver {
     /// worker to come back) until the deadline. From a task or root this
     /// thread polls, or on a thread that is not a thread-bound reactor's home,
     /// returns at once.
-    void drain_until(instant deadline);
-
-    /// Closes the slot, wakes every waiter and retires a worker held in the slot
-    /// (outside the lock: its destructor may re-enter shutdown).
-    void shutdown();
+    void drain_until(instant deadline) override;
 
     /// Runtime shutdown from the calling thread: borrows the worker if it can,
     /// so the caller's own local tasks are unwound on the caller's thread, then
     /// shuts down and retires the worker here. Without the worker (another
     /// thread has it on loan), whoever holds it retires it. Returns once the
-    /// background thread, if it ever started, has ended.
-    void shutdown_from_caller();
+    /// background thread, if it ever started, has ended. A call from outside
+    /// the runtime while another is under way waits for it, then returns
+    /// false; so does a call from inside (a task, or a destructor the
+    /// retirement runs), at once: that work needs this thread to return.
+    bool shutdown() override;
+
+    /// Roots that drive the worker, each in its store meanwhile. (A root
+    /// whose worker another thread holds is polled without it, uncounted.)
+    std::size_t roots_running() override { return worker_.store().live_roots(); }
+    std::size_t roots_outside_stores() override { return 0; }
 
   private:
     friend struct current_thread_driver_test_access;  // tests force slot states
@@ -133,20 +116,16 @@ class current_thread_driver {
     /// thread may drive a thread-bound reactor (io_driver::claim_for_this_thread).
     held_worker acquire();
     void release(held_worker w);
-    /// Polls the root whenever it is woken and dispatches the worker in
-    /// between, until the root finishes; then retires the root there. Every
-    /// exit path (a plugin throwing under the drive included) leaves the root
+    /// Runs the root with `w` (run_root), then retires it there. Every exit
+    /// path (a plugin throwing under the drive included) leaves the root
     /// retired and out of the store. `nested`: the worker is already driven
     /// further up this thread's stack, so no post-root drain.
     std::exception_ptr drive_root_on(worker& w, root_reference& reference, bool nested);
-    /// The root of a caller that cannot have the worker (another thread holds
-    /// it): polled here whenever woken, its spawns and timers go to the worker.
-    void poll_directly(task_header* root);
     /// True when a worker resting in the slot must be driven again now.
     bool resting_worker_needs_driving() const;
-
-    /// Polls the root once, with its context installed. True when it yielded.
-    bool poll_root(task_header* root);
+    /// Closes the slot, wakes every waiter and retires a worker held in the slot
+    /// (outside the lock: its destructor may re-enter shutdown).
+    void close_slot();
 
     worker_group& group_;
     worker& worker_;  ///< the group's one worker (whoever holds it drives it)
@@ -177,6 +156,10 @@ class current_thread_driver {
     /// it starts and stops driving; any thread reads it only to ask "is it me?",
     /// which only the writer itself can answer yes, so relaxed order suffices.
     std::atomic<std::thread::id> holder_thread_{};
+
+    /// Held by a shutdown called from outside the runtime.
+    std::mutex shutdown_mutex_;
+    std::atomic<bool> shutdown_begun_{false};
 };
 
 }  // namespace rtkit::detail

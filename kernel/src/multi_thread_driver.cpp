@@ -5,12 +5,10 @@
 #include <string>
 #include <utility>
 
-#include "root_wake.hpp"
 #include "rtkit/detail/chaos.hpp"
 #include "rtkit/detail/task_extras.hpp"
 #include "rtkit/diagnostics.hpp"
 #include "thread_context.hpp"
-#include "timeouts.hpp"
 #include "worker_group.hpp"
 
 namespace rtkit::detail {
@@ -227,29 +225,13 @@ std::exception_ptr multi_thread_driver::drive(root_reference& reference) {
         ~forget_root() { now(); }
     } registered{*this, root};
     // Polled here, off the workers, whenever its waker fired.
-    bool cancel_sent = false;
-    for (bool first_poll = true;; first_poll = false) {
-        if (!cancel_sent && group_.shutting_down()) {
-            cancel_sent = true;
-            root->home().request_cancel(root, cancel_reason{"runtime shut down"});
-        }
-        if (first_poll || take_root_wake(root)) {
-            scoped_task polling(root);
-            const bool yielded = root->resume_if_ready();
-            if (root->finished()) break;
-            after_suspending_poll(*root);
-            if (yielded) set_root_wake(root);
-            continue;
-        }
-        if (!root_wake_pending(root)) wait_root_wake(root);
-    }
-    root->state.fetch_or(task_state::complete, std::memory_order_acq_rel);
+    run_root(root, group_, nullptr);
     registered.now();
     scoped_task retiring(root);
     return reference.retire();
 }
 
-std::size_t multi_thread_driver::live_roots() {
+std::size_t multi_thread_driver::roots_running() {
     std::lock_guard lock(roots_mutex_);
     return roots_.size();
 }

@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "current_thread_driver.hpp"
+#include "runtime_driver.hpp"
 #include "worker.hpp"
 
 namespace rtkit::detail {
@@ -24,11 +24,11 @@ namespace rtkit::detail {
 /// block_on runs on a thread that is not one of the workers: its root is
 /// polled there, its spawns go through the injector. From a worker thread it
 /// is refused (it would block that worker).
-class multi_thread_driver {
+class multi_thread_driver final : public runtime_driver {
   public:
     multi_thread_driver(worker_group& group, region_node& root_region);
     /// Stops and joins the threads if shutdown() did not.
-    ~multi_thread_driver();
+    ~multi_thread_driver() override;
     multi_thread_driver(const multi_thread_driver&) = delete;
     multi_thread_driver& operator=(const multi_thread_driver&) = delete;
 
@@ -38,12 +38,12 @@ class multi_thread_driver {
 
     /// Runs a block_on root to completion on the calling thread, then retires
     /// it there. Throws std::logic_error on one of the workers' threads.
-    std::exception_ptr drive(root_reference& root);
+    std::exception_ptr drive(root_reference& root) override;
 
     /// Graceful part of shutdown: waits until no task is left or `deadline`.
     /// Roots polled by the calling thread (it calls from inside one) are not
     /// waited for: they cannot finish while it waits.
-    void drain_until(instant deadline);
+    void drain_until(instant deadline) override;
 
     /// Stops the workers (their threads unwind their own local tasks), joins
     /// them, then retires every other task on this thread. Idempotent; a
@@ -51,10 +51,12 @@ class multi_thread_driver {
     /// end. On one of the worker threads (from a task) it only begins: the
     /// threads stop, and the rest waits for a call from another thread (the
     /// runtime's destructor). Returns whether it is complete.
-    bool shutdown();
+    bool shutdown() override;
 
     /// How many block_on roots are running (a snapshot, any thread).
-    std::size_t live_roots();
+    std::size_t roots_running() override;
+    /// All of them: their callers poll them, off the workers.
+    std::size_t roots_outside_stores() override { return roots_running(); }
 
   private:
     void run_worker(worker& w);

@@ -1,6 +1,5 @@
 #include "rtkit/runtime.hpp"
 
-#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -174,11 +173,13 @@ class runtime_core {
                               another<lane_policy>(loader, lanes_choice));
         root_region.home = &group->worker_at(0).get_handle();
         if (multi) {
-            multi_driver = std::make_unique<multi_thread_driver>(*group, root_region);
-            multi_driver->start();
+            auto threads = std::make_unique<multi_thread_driver>(*group, root_region);
+            threads->start();
+            flavor = std::move(threads);
         } else {
-            single_driver = std::make_unique<current_thread_driver>(*group, root_region);
-            single_driver->adopt(held_worker(&group->worker_at(0)));
+            auto one_thread = std::make_unique<current_thread_driver>(*group, root_region);
+            one_thread->adopt(held_worker(&group->worker_at(0)));
+            flavor = std::move(one_thread);
         }
     }
 
@@ -195,20 +196,8 @@ class runtime_core {
     /// how many calls were left running.
     std::size_t shutdown(std::optional<std::chrono::steady_clock::time_point> blocking_until = {}) {
         closing.store(true, std::memory_order_release);
-        if (single_driver) {
-            // A call from outside the runtime while another is under way waits
-            // for it to end. From inside (a task this thread polls, or a
-            // destructor the retirement runs) nothing may wait: the work
-            // needs this thread to return first.
-            std::unique_lock lock(shutdown_mutex, std::defer_lock);
-            if (!handle::driven_here(*group)) lock.lock();
-            if (stopped.exchange(true, std::memory_order_acq_rel)) return 0;
-            single_driver->shutdown_from_caller();
-        } else {
-            if (stopped.load(std::memory_order_acquire)) return 0;
-            if (!multi_driver->shutdown()) return 0;
-            stopped.store(true, std::memory_order_release);
-        }
+        if (stopped.load(std::memory_order_acquire) || !flavor->shutdown()) return 0;
+        stopped.store(true, std::memory_order_release);
         return close_blocking_pool(blocking_until);
     }
 
@@ -218,10 +207,7 @@ class runtime_core {
         const instant deadline = saturating_add(group->worker_at(0).now(), bound);
         // Blocking calls run in real time, whatever clock the timer driver keeps.
         const instant blocking_deadline = saturating_add(std::chrono::steady_clock::now(), bound);
-        if (single_driver)
-            single_driver->drain_until(deadline);
-        else
-            multi_driver->drain_until(deadline);
+        flavor->drain_until(deadline);
         shutdown_report report;
         report.finished = group->finished_tasks() - finished_before;
         report.cancelled = live_tasks();
@@ -239,29 +225,25 @@ class runtime_core {
         return left;
     }
 
-    std::size_t live_tasks() {
-        return group->live_tasks() + (multi_driver ? multi_driver->live_roots() : 0);
-    }
+    std::size_t live_tasks() { return group->live_tasks() + flavor->roots_outside_stores(); }
 
     std::exception_ptr drive(root_reference& root) {
         // A root may run off the workers (a multi_thread root always does):
         // what it spawns gets frames on this runtime's pages all the same.
         scoped_frame_pages pages(group->huge_pages());
-        return single_driver ? single_driver->drive(root) : multi_driver->drive(root);
+        return flavor->drive(root);
     }
 
     runtime_description description;
     std::unique_ptr<worker_group> group;
     /// Every task belongs to this region or one below it. Nothing closes it.
     region_node root_region{region_node::never_closed};
-    std::unique_ptr<current_thread_driver> single_driver;
-    std::unique_ptr<multi_thread_driver> multi_driver;
+    /// The flavor: how block_on runs, how the runtime drains and stops.
+    std::unique_ptr<runtime_driver> flavor;
     /// Set when shutdown begins: no block_on may start (any thread reads it).
     std::atomic<bool> closing{false};
     /// Set once the workers are retired: their stores must not be read.
     std::atomic<bool> stopped{false};
-    /// Held by a current-thread shutdown called from outside the runtime.
-    std::mutex shutdown_mutex;
 };
 
 }  // namespace detail
@@ -297,14 +279,7 @@ std::shared_ptr<const runtime_activity> runtime::activity() const noexcept {
 runtime_metrics runtime::metrics() const {
     runtime_metrics m;
     core_->group->collect(m);
-    if (core_->multi_driver) {
-        m.roots_running = core_->multi_driver->live_roots();
-    } else {
-        // A root that drives the worker has a store slot while it runs, and
-        // is no task of the counters.
-        const std::uint64_t in_stores = core_->group->live_tasks();
-        m.roots_running = in_stores > m.tasks_alive ? in_stores - m.tasks_alive : 0;
-    }
+    m.roots_running = core_->flavor->roots_running();
     return m;
 }
 

@@ -88,7 +88,10 @@ class task_store {
         return live > roots_live ? live - roots_live : 0;
     }
     /// block_on roots live here now (any thread).
-    std::uint64_t live_roots() const noexcept { return roots_in_.get() - roots_out_.get(); }
+    std::uint64_t live_roots() const noexcept {
+        const std::uint64_t roots_out = roots_out_.get();  // first: never more out than in
+        return roots_in_.get() - roots_out;
+    }
     /// How many tasks it can hold at once.
     std::size_t max_size() const noexcept { return capacity_; }
 

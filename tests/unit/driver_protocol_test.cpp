@@ -81,6 +81,7 @@ struct current_thread_driver_test_access {
         return false;
     }
     static held_worker acquire(current_thread_driver& d) { return d.acquire(); }
+    static void close_slot(current_thread_driver& d) { d.close_slot(); }
     static void release(current_thread_driver& d, held_worker w) { d.release(std::move(w)); }
 };
 
@@ -133,7 +134,7 @@ task<void> reenters_shutdown_when_destroyed(current_thread_driver& driver,
         current_thread_driver& driver;
         std::atomic<int>& reentered;
         ~guard() {
-            driver.shutdown();  // deadlocks if the worker is retired under the slot lock
+            access::close_slot(driver);  // deadlocks if the worker is retired under the slot lock
             ++reentered;
         }
     } g{driver, reentered};
@@ -154,14 +155,14 @@ void assert_worker_drop_can_reenter(retirement how) {
             case retirement::offered:
                 access::set_slot(rt.driver, slot_state::offered, std::this_thread::get_id(),
                                  std::move(w));
-                rt.driver.shutdown();
+                access::close_slot(rt.driver);
                 break;
             case retirement::returned:
                 access::set_slot(rt.driver, slot_state::returned, {}, std::move(w));
-                rt.driver.shutdown();
+                access::close_slot(rt.driver);
                 break;
             case retirement::closed_loan_return:
-                rt.driver.shutdown();
+                access::close_slot(rt.driver);
                 access::release(rt.driver, std::move(w));
                 break;
             case retirement::background_waiting: {
@@ -205,7 +206,7 @@ void assert_refused_request_returns(slot_state replacement) {
         if (replacement == slot_state::offered) CHECK(access::holds_worker(rt.driver));
         CHECK(access::handover_requested(rt.driver));  // R2's flag is still raised
         rt.group.begin_shutdown();
-        rt.driver.shutdown();
+        access::close_slot(rt.driver);
     });
 }
 
