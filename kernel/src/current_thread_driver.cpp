@@ -60,15 +60,19 @@ class current_thread_driver::loan {
     ~loan() {
         // Before the worker goes back: the next holder marks itself.
         driver_.holder_thread_.store(std::thread::id{}, std::memory_order_relaxed);
-        driver_.release(std::move(worker_));
+        driver_.release(std::move(worker_), seen_idle_);
     }
     loan(const loan&) = delete;
     loan& operator=(const loan&) = delete;
     worker& get() noexcept { return *worker_; }
+    /// The worker was just seen with nothing to run and no I/O registered,
+    /// and nothing ran since: release() need not look again.
+    void seen_idle() noexcept { seen_idle_ = true; }
 
   private:
     current_thread_driver& driver_;
     held_worker worker_;
+    bool seen_idle_ = false;
 };
 
 current_thread_driver::current_thread_driver(worker_group& group, region_node& root_region)
@@ -89,7 +93,7 @@ void current_thread_driver::adopt(held_worker w) {
     slot_ = slot_state::returned;
     held_ = std::move(w);
     resting_ = true;
-    resting_deadline_.reset();
+    resting_deadline_ = no_deadline;
     worker_.park_state().announce(parker::resting);
     mark_driven(worker_, false);
 }
@@ -138,7 +142,7 @@ void current_thread_driver::stop_background_after_failure(held_worker w,
             held_ = std::move(w);
             mark_driven(worker_, false);
             resting_ = false;
-            resting_deadline_.reset();
+            resting_deadline_ = no_deadline;
             changed_.notify_all();
         }
     }
@@ -217,8 +221,8 @@ held_worker current_thread_driver::take_back_when_needed(
             lock.lock();
             return nullptr;
         }
-        if (slot_ == slot_state::returned && resting_deadline_) {
-            duration left = *resting_deadline_ - worker_.now();
+        if (slot_ == slot_state::returned && resting_deadline_ != no_deadline) {
+            duration left = resting_deadline_ - worker_.now();
             changed_.wait_for(lock, std::min<duration>(left, background_wait_slice));
         } else {
             changed_.wait_for(lock, background_wait_slice);
@@ -230,12 +234,11 @@ bool current_thread_driver::resting_worker_needs_driving() const {
     if (!resting_ || worker_.inbox_may_have_items()) return true;
     // Virtual time moves only while someone drives the worker: a timer
     // armed needs it driven now, to jump there.
-    if (resting_deadline_ && group_.clock().is_virtual()) return true;
-    return resting_deadline_ && *resting_deadline_ <= worker_.now();
+    if (resting_deadline_ == no_deadline) return false;
+    return group_.clock().is_virtual() || resting_deadline_ <= worker_.now();
 }
 
 held_worker current_thread_driver::acquire() {
-    const std::thread::id me = std::this_thread::get_id();
     std::unique_lock lock(mutex_);
     switch (slot_) {
         case slot_state::returned:
@@ -249,13 +252,14 @@ held_worker current_thread_driver::acquire() {
             return std::move(held_);
         case slot_state::background:
             slot_ = slot_state::requested;
-            requester_ = me;
+            requester_ = std::this_thread::get_id();
             break;
         default:
             return nullptr;
     }
     handover_requested_.store(true, std::memory_order_release);
     group_.io().wake();  // the background thread may be blocked in the reactor
+    const std::thread::id me = requester_;
     while (true) {
         if (slot_ == slot_state::offered && requester_ == me) {
             slot_ = slot_state::loaned;
@@ -277,13 +281,16 @@ held_worker current_thread_driver::acquire() {
     }
 }
 
-void current_thread_driver::release(held_worker w) {
+void current_thread_driver::release(held_worker w, bool seen_idle) {
     // Registered I/O needs someone in the reactor: such a worker never rests.
-    const bool idle = !w->has_runnable() && !group_.has_io();
+    const bool idle = seen_idle || (!w->has_runnable() && !group_.has_io());
     // Another thread may drive it next, with I/O of this one's in the
     // reactor: a reactor cheaper for one thread is shared while this one can.
     if (!idle) group_.io().share_before_handoff();
-    std::optional<instant> deadline = idle ? w->next_deadline() : std::nullopt;
+    // A plain instant, not an optional: GCC copies an optional<instant> with
+    // a wide load right after its flag's narrow store, a stall on every call.
+    instant deadline = no_deadline;
+    if (idle && w->has_armed_timers()) deadline = w->next_deadline().value_or(no_deadline);
     held_worker retired;
     {
         std::lock_guard lock(mutex_);
@@ -300,7 +307,7 @@ void current_thread_driver::release(held_worker w) {
     }
     // An idle worker rests without a handshake; remote work that raced with the
     // store above is caught by the remote_pending check.
-    if (!idle || worker_.inbox_may_have_items() || deadline) {
+    if (!idle || worker_.inbox_may_have_items() || deadline != no_deadline) {
         if (!retired) start_background();
         std::lock_guard lock(mutex_);
         changed_.notify_all();
@@ -383,15 +390,25 @@ std::exception_ptr current_thread_driver::drive(root_reference& reference) {
     if (nested) {
         // Nested in a task or root this thread polls: drive the worker here,
         // between that poll's frames (it is idle at this point of its loop).
+        // The drive further up keeps dispatching after this root.
         scoped_driving holder(&worker_.get_handle(), worker_.group().huge_pages());
-        return drive_root_on(worker_, reference, true);
+        return drive_root_on(worker_, reference);
     }
     if (held_worker w = acquire()) {
         loan borrowed(*this, std::move(w));
+        worker& driven = borrowed.get();
         if (!group_.io().begin_driving_here()) throw std::runtime_error(group_.io().share_error());
-        scoped_driving holder(&borrowed.get().get_handle(), borrowed.get().group().huge_pages());
-        borrowed.get().rescue_stranded();
-        return drive_root_on(borrowed.get(), reference, false);
+        scoped_driving holder(&driven.get_handle(), driven.group().huge_pages());
+        driven.rescue_stranded();
+        const std::exception_ptr destructor_error = drive_root_on(driven, reference);
+        // Bounded drain: run what is runnable now, never wait on timers or I/O.
+        if (!driven.has_runnable() && !group_.has_io()) {
+            borrowed.seen_idle();
+        } else {
+            unsigned checks = 0;
+            driven.run_loop_until([&] { return ++checks > post_root_drain_turns; }, true);
+        }
+        return destructor_error;
     }
     // Another thread holds the worker: run the root here without it. Its
     // spawns and timers go to the worker.
@@ -400,8 +417,7 @@ std::exception_ptr current_thread_driver::drive(root_reference& reference) {
     return reference.retire();
 }
 
-std::exception_ptr current_thread_driver::drive_root_on(worker& w, root_reference& reference,
-                                                        bool nested) {
+std::exception_ptr current_thread_driver::drive_root_on(worker& w, root_reference& reference) {
     task_header* const root = reference.get();
     // The root is a registered task for the life of the call.
     w.store().insert_root(root);
@@ -425,13 +441,6 @@ std::exception_ptr current_thread_driver::drive_root_on(worker& w, root_referenc
     }
     w.store().remove_root(store_index);
     if (plugin_error) std::rethrow_exception(plugin_error);
-
-    // Bounded drain: run what is runnable now, never wait on timers or I/O.
-    // A nested drive skips it: the drive further up keeps dispatching.
-    if (!nested && (w.has_runnable() || group_.has_io())) {
-        unsigned checks = 0;
-        w.run_loop_until([&] { return ++checks > post_root_drain_turns; }, true);
-    }
     return destructor_error;
 }
 

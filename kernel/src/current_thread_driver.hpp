@@ -115,12 +115,14 @@ class current_thread_driver final : public runtime_driver {
     /// Takes the worker from the slot, or null. Callers first ask whether this
     /// thread may drive a thread-bound reactor (io_driver::claim_for_this_thread).
     held_worker acquire();
-    void release(held_worker w);
+    /// Puts the worker back in the slot, resting when it is idle (which
+    /// `seen_idle` says the caller just found), else for the background
+    /// thread to take.
+    void release(held_worker w, bool seen_idle = false);
     /// Runs the root with `w` (run_root), then retires it there. Every exit
     /// path (a plugin throwing under the drive included) leaves the root
-    /// retired and out of the store. `nested`: the worker is already driven
-    /// further up this thread's stack, so no post-root drain.
-    std::exception_ptr drive_root_on(worker& w, root_reference& reference, bool nested);
+    /// retired and out of the store.
+    std::exception_ptr drive_root_on(worker& w, root_reference& reference);
     /// True when a worker resting in the slot must be driven again now.
     bool resting_worker_needs_driving() const;
     /// Closes the slot, wakes every waiter and retires a worker held in the slot
@@ -139,7 +141,9 @@ class current_thread_driver final : public runtime_driver {
     std::thread::id requester_;
     held_worker held_;      ///< offered or returned worker
     bool resting_ = false;  ///< the returned worker was idle
-    std::optional<instant> resting_deadline_;
+    /// When the resting worker's earliest timer comes due (no_deadline: none).
+    instant resting_deadline_ = no_deadline;
+    static constexpr instant no_deadline = instant::max();
     /// Raised while a caller waits for the worker; the background dispatch
     /// loop stops at its next boundary when it sees it.
     std::atomic<bool> handover_requested_{false};

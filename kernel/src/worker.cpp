@@ -160,10 +160,8 @@ std::size_t worker::poll_reactor(duration timeout) {
     return events;
 }
 
-bool worker::has_runnable() {
-    if (queued() > 0 || tasks_in_.has_items() || requests_in_.has_items()) return true;
-    if (armed_timers_ == 0) return false;
-    const std::optional<instant> next = next_deadline();
+bool worker::timer_due() {
+    const std::optional<instant> next = armed_deadline();
     return next && *next <= clock_.now();
 }
 

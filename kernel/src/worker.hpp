@@ -154,9 +154,17 @@ class worker {
     void fire_due_timers();
     /// True when some task could run now without waiting (queued work, inbox
     /// items, or due timers).
-    bool has_runnable();
+    bool has_runnable() {
+        if (queued() > 0 || tasks_in_.has_items() || requests_in_.has_items()) return true;
+        return armed_timers_ != 0 && timer_due();
+    }
     /// The earliest instant a timer of this worker comes due.
-    std::optional<instant> next_deadline() const noexcept;
+    std::optional<instant> next_deadline() const noexcept {
+        if (armed_timers_ == 0) return std::nullopt;
+        return armed_deadline();
+    }
+    /// Whether a timer of this worker is armed.
+    bool has_armed_timers() const noexcept { return armed_timers_ != 0; }
     /// Waits in the reactor for I/O, a wake or the next timer, and no later
     /// than `limit` when there is one (current-thread flavor).
     /// (worker_run_loop.hpp)
@@ -173,7 +181,9 @@ class worker {
     std::size_t local_tasks_of(std::thread::id owner) const;
     /// Requeues the local tasks of the calling thread that were woken while
     /// another thread drove the worker. Called when a thread starts driving it.
-    void rescue_stranded();
+    void rescue_stranded() {
+        if (!stranded_.empty()) requeue_stranded();
+    }
 
     /// Up to half of the tasks queued here, for a worker that ran dry
     /// (any thread; takes the lanes lock). Returns how many went into `out`
@@ -244,6 +254,12 @@ class worker {
     void trace_counters() noexcept;
 
   private:
+    /// has_runnable() with a timer armed: whether the earliest is due now.
+    bool timer_due();
+    /// next_deadline() with a timer armed: asks the timer driver.
+    std::optional<instant> armed_deadline() const noexcept;
+    /// rescue_stranded() when some task is stranded.
+    void requeue_stranded();
     void complete(task_header* task) noexcept;
     /// execute() with a trace record of the poll around it.
     void execute_traced(task_header* task);

@@ -29,8 +29,7 @@ std::size_t worker::local_tasks_of(std::thread::id owner) const {
     return found == local_counts_.end() ? 0 : found->second;
 }
 
-void worker::rescue_stranded() {
-    if (stranded_.empty()) return;
+void worker::requeue_stranded() {
     const std::thread::id me = std::this_thread::get_id();
     std::erase_if(stranded_, [&](task_header* t) {
         if (t->extras()->local_owner != me) return false;

@@ -45,8 +45,7 @@ void worker::fire_due_timers() {
     if (trace_ && fired) trace_count(static_cast<std::uint8_t>(trace_kind::timer_fire), fired);
 }
 
-std::optional<instant> worker::next_deadline() const noexcept {
-    if (armed_timers_ == 0) return std::nullopt;
+std::optional<instant> worker::armed_deadline() const noexcept {
     const activity_mark in_timer(&activity_, activity_slot::state::in_timer,
                                  plugin_call::timer_next_deadline);
     return timers_->next_deadline();
