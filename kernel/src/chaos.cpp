@@ -115,6 +115,8 @@ const char* name(site s) noexcept {
             return "completing_with_joiner";
         case site::joiner_taken:
             return "joiner_taken";
+        case site::joiner_woken:
+            return "joiner_woken";
         case site::timeout_firing:
             return "timeout_firing";
         case site::searching_changed:

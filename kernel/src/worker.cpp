@@ -282,7 +282,7 @@ void worker::complete(task_header* task) noexcept {
     const bool kept_failed =
         extras && extras->unobserved_failure && region->counted && region->keep_failed(*task);
     // Finished, and the store's reference dropped, in one locked instruction;
-    // unless a joiner waits, whose wake needs the task alive until it is made.
+    // unless a joiner waits, which must be taken out of the task first.
     RTKIT_CHAOS_POINT(task_state_changing);
     std::uint64_t s = task->state.load(std::memory_order_relaxed);
     while (!(s & join_waker)) {
@@ -296,11 +296,16 @@ void worker::complete(task_header* task) noexcept {
     }
     RTKIT_CHAOS_POINT(completing_with_joiner);
     task->state.fetch_or(task_state::complete, std::memory_order_acq_rel);
-    if (task_header* joiner = task->extras()->joiner.exchange(nullptr, std::memory_order_acq_rel)) {
+    task_header* const joiner = task->extras()->joiner.exchange(nullptr, std::memory_order_acq_rel);
+    // The store's reference goes before the joiner wakes: the joiner, which
+    // may run at once on another thread, then frees the frame (and its
+    // parameters) when it takes the outcome, never later than that.
+    task->release();
+    if (joiner) {
         RTKIT_CHAOS_POINT(joiner_taken);
         joiner->adopt_as_waker().wake();
+        RTKIT_CHAOS_POINT(joiner_woken);
     }
-    task->release();  // the store's reference
     if (kept_failed) region->tell_closer_of_failure();
     region->leave();
 }

@@ -173,6 +173,46 @@ TEST_CASE("join: awaiting a handle consumes it and releases the finished task's 
 }
 
 #ifdef RTKIT_CHAOS
+TEST_CASE("join: the frame is gone when the await returns - while the completing worker pauses") {
+    // A multi_thread root joins on its own thread: it may resume the moment
+    // the worker that completed the task wakes it. The worker pauses right
+    // after that wake; the frame must not wait for it.
+    using detail::chaos::site;
+    runtime rt(test::multi_thread(1));
+    test::manual_event gate;
+    test::signal_flag checked;
+    std::atomic<bool> armed{false};
+    test::chaos_hook hold([&](site s) {
+        if (s == site::joiner_woken && armed.load()) checked.wait_for(std::chrono::seconds(10));
+    });
+    struct counted {
+        std::atomic<int>* alive;
+        explicit counted(std::atomic<int>& a) : alive(&a) { ++*alive; }
+        counted(counted&& o) noexcept : alive(std::exchange(o.alive, nullptr)) {}
+        ~counted() {
+            if (alive) --*alive;
+        }
+    };
+    std::atomic<int> alive{0};
+    rt.block_on([&]() -> task<void> {
+        auto h = spawn([](counted parameter, test::manual_event& g) -> task<int> {
+            co_await g.wait();
+            co_return parameter.alive ? 1 : 0;
+        }(counted(alive), gate));
+        // The task completes only once this root waits for it as its joiner.
+        std::thread opener([&, record = h.record()] {
+            while (!(record->state.load() & detail::task_state::join_waker))
+                std::this_thread::yield();
+            armed = true;
+            gate.fire();
+        });
+        CHECK((co_await std::move(h)).value() == 1);
+        CHECK(alive == 0);
+        checked.set();
+        opener.join();
+    }());
+}
+
 TEST_CASE(
     "spawn/join: a join re-installed while the task completes - the old joiner is released once") {
     // A joiner that went away (cancelled while it awaited) stays in the task's

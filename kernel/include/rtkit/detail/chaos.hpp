@@ -31,6 +31,7 @@ enum class site : std::uint8_t {
     joiner_installing,       ///< a join found the task not complete and replaces its joiner
     completing_with_joiner,  ///< a finishing task saw a joiner: its completion follows
     joiner_taken,            ///< a completing task took its joiner out; the wake follows
+    joiner_woken,            ///< a completing task woke its joiner; the joiner may run now
     timeout_firing,          ///< a timeout's timer fires: it is about to act on its scope
     searching_changed,       ///< a worker's searching or parked count changed
     parking,                 ///< a worker counts as parked; its last look follows
