@@ -36,32 +36,12 @@ void mark_driven(worker& w, bool driven) noexcept {
     w.activity().write(activity_slot::word(driven ? state::running : state::not_driven));
 }
 
-/// Marks the calling thread as the one driving the worker, for one scope.
-class driving_scope {
-  public:
-    explicit driving_scope(std::atomic<std::thread::id>& holder) noexcept : holder_(holder) {
-        holder_.store(std::this_thread::get_id(), std::memory_order_relaxed);
-    }
-    ~driving_scope() { holder_.store(std::thread::id{}, std::memory_order_relaxed); }
-    driving_scope(const driving_scope&) = delete;
-    driving_scope& operator=(const driving_scope&) = delete;
-
-  private:
-    std::atomic<std::thread::id>& holder_;
-};
-
 }  // namespace
 
 class current_thread_driver::loan {
   public:
-    loan(current_thread_driver& driver, held_worker w) : driver_(driver), worker_(std::move(w)) {
-        driver_.holder_thread_.store(std::this_thread::get_id(), std::memory_order_relaxed);
-    }
-    ~loan() {
-        // Before the worker goes back: the next holder marks itself.
-        driver_.holder_thread_.store(std::thread::id{}, std::memory_order_relaxed);
-        driver_.release(std::move(worker_), seen_idle_);
-    }
+    loan(current_thread_driver& driver, held_worker w) : driver_(driver), worker_(std::move(w)) {}
+    ~loan() { driver_.release(std::move(worker_), seen_idle_); }
     loan(const loan&) = delete;
     loan& operator=(const loan&) = delete;
     worker& get() noexcept { return *worker_; }
@@ -149,10 +129,6 @@ void current_thread_driver::stop_background_after_failure(held_worker w,
     retired.reset();
 }
 
-bool current_thread_driver::driven_by_this_thread() const noexcept {
-    return holder_thread_.load(std::memory_order_relaxed) == std::this_thread::get_id();
-}
-
 void current_thread_driver::run_background(held_worker w) {
     if (!w) {
         std::unique_lock lock(mutex_);
@@ -165,7 +141,6 @@ void current_thread_driver::run_background(held_worker w) {
         try {
             if (!group_.io().begin_driving_here())
                 throw std::runtime_error(group_.io().share_error());
-            driving_scope driving(holder_thread_);
             scoped_driving holder(&w->get_handle(), w->group().huge_pages());
             w->rescue_stranded();
             w->run_loop_until(handover_requested, false);
@@ -319,7 +294,7 @@ void current_thread_driver::drain_until(instant deadline) {
     // Nothing can finish meanwhile that this thread could wait for: it drives
     // the worker further up its stack already, or it may never drive it (a
     // thread-bound reactor whose home is another thread).
-    if (driven_by_this_thread() || !group_.io().claim_for_this_thread()) return;
+    if (handle::driven_at_any_depth(group_) || !group_.io().claim_for_this_thread()) return;
     while (group_.live_tasks() > 0 && worker_.now() < deadline) {
         if (held_worker w = acquire()) {
             loan borrowed(*this, std::move(w));
@@ -360,7 +335,7 @@ bool current_thread_driver::shutdown() {
     // stack: whoever drives it retires it when its drive unwinds.
     // A thread that may not drive a thread-bound reactor leaves the worker
     // where it is: retiring it here would enter that reactor.
-    if (!driven_by_this_thread() && group_.io().claim_for_this_thread()) w = acquire();
+    if (!handle::driven_at_any_depth(group_) && group_.io().claim_for_this_thread()) w = acquire();
     group_.begin_shutdown();
     close_slot();
     w.reset();  // retire here: the caller's local tasks unwind on their own thread
@@ -375,7 +350,7 @@ bool current_thread_driver::shutdown() {
 }
 
 std::exception_ptr current_thread_driver::drive(root_reference& reference) {
-    const bool nested = driven_by_this_thread();
+    const bool nested = handle::driven_at_any_depth(group_);
     if (!nested && !group_.io().claim_for_this_thread())
         throw std::logic_error(
             "block_on from a thread other than this runtime's home thread: its reactor is bound "

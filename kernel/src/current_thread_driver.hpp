@@ -98,10 +98,6 @@ class current_thread_driver final : public runtime_driver {
     /// A borrowed worker that goes back to the slot on every exit path.
     class loan;
 
-    /// True when the calling thread drives the worker: it is the background
-    /// thread or a block_on caller, and this call comes from a task or root it
-    /// polls (at any depth, through any other runtime's block_on).
-    bool driven_by_this_thread() const noexcept;
     /// Starts the background thread unless it runs or shutdown began. If the
     /// system refuses a thread, says so once; the work waits for a block_on.
     void start_background() noexcept;
@@ -155,11 +151,6 @@ class current_thread_driver final : public runtime_driver {
     std::atomic<bool> background_started_{false};
     bool background_closed_ = false;  ///< shutdown began: never start it again
     bool background_failure_reported_ = false;
-
-    /// The thread driving the worker now, if any. Written by that thread when
-    /// it starts and stops driving; any thread reads it only to ask "is it me?",
-    /// which only the writer itself can answer yes, so relaxed order suffices.
-    std::atomic<std::thread::id> holder_thread_{};
 
     /// Held by a shutdown called from outside the runtime.
     std::mutex shutdown_mutex_;

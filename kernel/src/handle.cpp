@@ -212,6 +212,12 @@ void wake_task(task_header* task) noexcept {
     wake(task, here);
 }
 
+bool handle::driven_at_any_depth(const worker_group& group) noexcept {
+    for (const scoped_driving* s = scoped_driving::innermost(); s; s = s->outer())
+        if (s->driven() && s->driven()->group_ == &group) return true;
+    return false;
+}
+
 void handle::schedule(task_header* task) noexcept {
     handle* here = driven_here();
     if (here && (task->state.load(std::memory_order_relaxed) & task_state::local)) {

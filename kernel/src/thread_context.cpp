@@ -18,5 +18,7 @@ __thread std::uint32_t coop_budget_slot __attribute__((tls_model("initial-exec")
 __thread void* frame_to_keep_slot __attribute__((tls_model("initial-exec"))) = nullptr;
 __thread std::size_t kept_frame_size_slot __attribute__((tls_model("initial-exec"))) = 0;
 __thread handle* driving_slot __attribute__((tls_model("initial-exec"))) = nullptr;
+__thread const scoped_driving* scoped_driving::innermost_driving_scope
+    __attribute__((tls_model("initial-exec"))) = nullptr;
 
 }  // namespace rtkit::detail

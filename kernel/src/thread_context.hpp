@@ -46,16 +46,37 @@ class scoped_task {
 class scoped_driving {
   public:
     scoped_driving(handle* h, bool huge_pages) noexcept
-        : saved_(driving_slot), pages_(h && huge_pages) {
+        : driven_(h),
+          saved_(driving_slot),
+          outer_(innermost_driving_scope),
+          pages_(h && huge_pages) {
         driving_slot = h;
+        innermost_driving_scope = this;
         coop_budget_slot = coop_budget;
     }
-    ~scoped_driving() { driving_slot = saved_; }
+    ~scoped_driving() {
+        driving_slot = saved_;
+        innermost_driving_scope = outer_;
+    }
     scoped_driving(const scoped_driving&) = delete;
     scoped_driving& operator=(const scoped_driving&) = delete;
 
+    /// The worker this scope drives (null: none), and the scope around it.
+    handle* driven() const noexcept { return driven_; }
+    const scoped_driving* outer() const noexcept { return outer_; }
+
+    /// The calling thread's innermost scope, or null.
+    static const scoped_driving* innermost() noexcept { return innermost_driving_scope; }
+
   private:
+    /// The innermost scoped_driving of this thread: the scopes form a chain
+    /// up the thread's stack (handle::driven_at_any_depth walks it).
+    static __thread const scoped_driving* innermost_driving_scope
+        __attribute__((tls_model("initial-exec")));
+
+    handle* driven_;
     handle* saved_;
+    const scoped_driving* outer_;
     scoped_frame_pages pages_;
 };
 

@@ -87,6 +87,10 @@ class handle {
     }
     /// Whether the calling thread drives this very worker.
     bool is_driven_here() const noexcept { return driving_slot == this; }
+    /// Whether the calling thread drives a worker of `group` anywhere up its
+    /// stack: now, or further out, beyond a block_on of another runtime that
+    /// a task of this one called. (driven_here asks only about now.)
+    static bool driven_at_any_depth(const worker_group& group) noexcept;
 
     /// Whether the runtime records trace events (runtime_config::trace).
     bool tracing() const noexcept { return tracing_; }
