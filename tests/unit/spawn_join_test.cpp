@@ -23,6 +23,17 @@ task<std::int64_t> spawn_tree(int depth) {
     co_return l + r;
 }
 
+/// Counts its live instances in `alive`: a task's parameter, to see when its
+/// frame goes.
+struct counted {
+    std::atomic<int>* alive;
+    explicit counted(std::atomic<int>& a) : alive(&a) { ++*alive; }
+    counted(counted&& o) noexcept : alive(std::exchange(o.alive, nullptr)) {}
+    ~counted() {
+        if (alive) --*alive;
+    }
+};
+
 }  // namespace
 
 TEST_CASE("spawn/join: 100 -000 tasks joined in spawn order") {
@@ -148,14 +159,6 @@ TEST_CASE("yield_now: outside a task it is refused - it would never be resumed")
 TEST_CASE("join: awaiting a handle consumes it and releases the finished task's frame") {
     test::on_both_flavors([&](const runtime_config& config) {
         runtime rt(config);
-        struct counted {
-            std::atomic<int>* alive;
-            explicit counted(std::atomic<int>& a) : alive(&a) { ++*alive; }
-            counted(counted&& o) noexcept : alive(std::exchange(o.alive, nullptr)) {}
-            ~counted() {
-                if (alive) --*alive;
-            }
-        };
         std::atomic<int> alive{0};
         rt.block_on([&]() -> task<void> {
             auto h = spawn([](counted parameter) -> task<int> {
@@ -185,14 +188,6 @@ TEST_CASE("join: the frame is gone when the await returns - while the completing
     test::chaos_hook hold([&](site s) {
         if (s == site::joiner_woken && armed.load()) checked.wait_for(std::chrono::seconds(10));
     });
-    struct counted {
-        std::atomic<int>* alive;
-        explicit counted(std::atomic<int>& a) : alive(&a) { ++*alive; }
-        counted(counted&& o) noexcept : alive(std::exchange(o.alive, nullptr)) {}
-        ~counted() {
-            if (alive) --*alive;
-        }
-    };
     std::atomic<int> alive{0};
     rt.block_on([&]() -> task<void> {
         auto h = spawn([](counted parameter, test::manual_event& g) -> task<int> {
