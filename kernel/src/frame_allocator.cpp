@@ -1,7 +1,9 @@
 // Coroutine frame allocation.
 //
 // Frames come from 2 MiB chunks, carved by bump pointer, and freed frames are
-// kept in per-thread, per-size free lists for reuse. By default the chunks
+// kept in per-thread, per-size free lists for reuse. A chunk is made writable
+// a window ahead of the bump pointer (the kernel fills the window's pages at
+// once, instead of faulting them in one by one). By default the chunks
 // follow the system's huge page policy (a system that backs all anonymous
 // memory with huge pages gives each aligned chunk one); a thread driving a
 // runtime configured with huge_pages asks for them (frame_pages.hpp). A huge
@@ -17,8 +19,10 @@
 // Under AddressSanitizer frames use the global allocator, so ASan sees each one.
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -97,6 +101,14 @@ constexpr std::size_t granule = 8;
 constexpr std::size_t max_pooled = 1024;  // larger frames use the global allocator
 constexpr std::size_t class_count = max_pooled / granule;
 constexpr std::size_t chunk_size = std::size_t{2} << 20;
+/// A thread's chunk is made writable ahead of its bump pointer in windows,
+/// starting at the smallest and doubling up to the largest while the thread
+/// keeps carving (a spawn burst), so that the kernel fills a window's pages
+/// in one call instead of one page fault each (W1). A thread that allocates
+/// little holds at most the first window.
+constexpr std::size_t first_window = std::size_t{16} << 10;
+constexpr std::size_t largest_window = std::size_t{256} << 10;
+static_assert(first_window >= max_pooled && chunk_size % largest_window == 0);
 
 struct free_block {
     free_block* next;
@@ -118,8 +130,12 @@ constexpr std::size_t kept_per_class = 2 * batch;
 /// the unused tail of its chunk.
 struct frame_pool {
     std::array<free_list, class_count> free_lists{};
+    /// Carving goes from `bump` up to `bump_end`, the end of the window made
+    /// writable so far; the chunk itself ends at `chunk_end`.
     std::byte* bump = nullptr;
     std::byte* bump_end = nullptr;
+    std::byte* chunk_end = nullptr;
+    std::size_t next_window = first_window;
     /// Per size class: how many more frames to carve before looking at the
     /// stash again, so that carving takes the stash's lock once per batch.
     std::array<std::uint8_t, class_count> carves_before_stash{};
@@ -177,11 +193,12 @@ enum : std::uint8_t { pool_gone = 1, noting = 2 };
 
 /// Gives the longer of the two unused chunk tails to `to`.
 void keep_longer_tail(frame_pool& to, frame_pool& from) noexcept {
-    if (!to.bump || (from.bump_end - from.bump) > (to.bump_end - to.bump)) {
+    if (!to.bump || (from.chunk_end - from.bump) > (to.chunk_end - to.bump)) {
         to.bump = from.bump;
         to.bump_end = from.bump_end;
+        to.chunk_end = from.chunk_end;
     }
-    from.bump = from.bump_end = nullptr;
+    from.bump = from.bump_end = from.chunk_end = nullptr;
 }
 
 struct thread_pool {
@@ -226,11 +243,26 @@ free_block* pop(free_list& list) noexcept {
     return b;
 }
 
-/// Moves the pool's bump pointer to a new chunk (the rest of the old one is
-/// too short for the frame at hand).
-[[gnu::noinline]] void start_new_chunk(frame_pool& pool) {
-    pool.bump = map_chunk();
-    pool.bump_end = pool.bump + chunk_size;
+/// MADV_POPULATE_WRITE (Linux 5.14), which older headers lack.
+constexpr int populate_write = 23;
+/// Set once the kernel refused it: the pages then fault in one by one.
+std::atomic<bool> populate_refused{false};
+
+/// Makes room for `needed` bytes: the next window of the chunk, or a new
+/// chunk when the rest of this one is too short for the frame at hand.
+[[gnu::noinline]] void extend(frame_pool& pool, std::size_t needed) {
+    if (pool.chunk_end - pool.bump < static_cast<std::ptrdiff_t>(needed)) {
+        pool.bump = pool.bump_end = map_chunk();
+        pool.chunk_end = pool.bump + chunk_size;
+    }
+    const std::size_t window =
+        std::min<std::size_t>(pool.next_window, pool.chunk_end - pool.bump_end);
+    // Best effort: a page it could not fill faults in when first written.
+    if (!populate_refused.load(std::memory_order_relaxed) &&
+        ::madvise(pool.bump_end, window, populate_write) != 0 && errno == EINVAL)
+        populate_refused.store(true, std::memory_order_relaxed);
+    pool.bump_end += window;
+    pool.next_window = std::min(2 * pool.next_window, largest_window);
 }
 
 /// A new frame of class `cls` from the pool's chunk (a new chunk when it is used up).
@@ -240,8 +272,8 @@ free_block* pop(free_list& list) noexcept {
     // multiples of 8); a 16-multiple size may skip 8 bytes to reach 16.
     std::size_t skip = rounded % 16 == 0 ? reinterpret_cast<std::uintptr_t>(pool.bump) % 16 : 0;
     if (pool.bump_end - pool.bump < static_cast<std::ptrdiff_t>(skip + rounded)) [[unlikely]] {
-        start_new_chunk(pool);
-        skip = 0;
+        extend(pool, skip + rounded);
+        if (pool.bump == pool.chunk_end - chunk_size) skip = 0;  // a new chunk
     }
     void* frame = pool.bump + skip;
     pool.bump += skip + rounded;

@@ -1,4 +1,5 @@
 #include <doctest/doctest.h>
+#include <sys/mman.h>
 
 #include <array>
 #include <chrono>
@@ -227,4 +228,66 @@ TEST_CASE("frame allocator: tasks spawned in a row get frames in ascending addre
         if (addresses[i] > addresses[i - 1] && addresses[i] - addresses[i - 1] < 1024) ++ascending;
     // A new chunk may start anywhere: one step per chunk may go elsewhere.
     CHECK(ascending >= count - 3);
+}
+
+// A thread's chunk is made writable ahead of its bump pointer, a window at a
+// time (the kernel fills the window's pages in one call, not one fault each):
+// the first window of a new chunk is resident before any frame in it is
+// written, and nothing beyond it is.
+namespace {
+
+constexpr std::size_t page_bytes = 4096;
+constexpr std::size_t first_window_bytes = std::size_t{16} << 10;
+
+/// How many of the pages of [from, from + bytes) are resident.
+std::size_t resident_pages(std::uintptr_t from, std::size_t bytes) {
+    std::vector<unsigned char> in(bytes / page_bytes);
+    REQUIRE(::mincore(reinterpret_cast<void*>(from), bytes, in.data()) == 0);
+    std::size_t resident = 0;
+    for (unsigned char page : in)
+        resident += page & 1;
+    return resident;
+}
+
+/// Whether this kernel fills pages on request (MADV_POPULATE_WRITE, Linux 5.14).
+bool kernel_populates() {
+    void* probe =
+        ::mmap(nullptr, page_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(probe != MAP_FAILED);
+    const bool populates = ::madvise(probe, page_bytes, 23 /* MADV_POPULATE_WRITE */) == 0;
+    ::munmap(probe, page_bytes);
+    return populates;
+}
+
+}  // namespace
+
+TEST_CASE("frame allocator: a new chunk is made writable one window ahead - no further") {
+    if (!kernel_populates()) {
+        MESSAGE("this kernel has no MADV_POPULATE_WRITE: pages fault in one by one");
+        return;
+    }
+    // A thread of its own, allocating a size no other case uses, until a
+    // frame starts a new (2 MiB-aligned) chunk.
+    std::uintptr_t chunk = 0;
+    std::thread([&] {
+        constexpr std::size_t size = 1016;
+        std::vector<void*> frames;
+        while (chunk == 0 && frames.size() < 2 * chunk_bytes / size) {
+            void* frame = detail::allocate_frame(size);
+            frames.push_back(frame);
+            if (reinterpret_cast<std::uintptr_t>(frame) % chunk_bytes == 0)
+                chunk = reinterpret_cast<std::uintptr_t>(frame);
+        }
+        if (chunk != 0) {
+            CHECK(resident_pages(chunk, first_window_bytes) == first_window_bytes / page_bytes);
+            CHECK(resident_pages(chunk + first_window_bytes, first_window_bytes) == 0);
+        }
+        for (void* frame : frames)
+            detail::free_frame(frame, size);
+    }).join();
+    if (detail::frame_memory_mapped() == 0) {
+        MESSAGE("frames come from the global allocator in this build");
+        return;
+    }
+    CHECK(chunk != 0);
 }
