@@ -234,7 +234,7 @@ held_worker current_thread_driver::acquire() {
     }
     handover_requested_.store(true, std::memory_order_release);
     group_.io().wake();  // the background thread may be blocked in the reactor
-    const std::thread::id me = requester_;
+    const std::thread::id me = requester_;  // this caller, as it asked
     while (true) {
         if (slot_ == slot_state::offered && requester_ == me) {
             slot_ = slot_state::loaned;
