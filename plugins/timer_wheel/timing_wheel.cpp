@@ -179,7 +179,7 @@ bool timing_wheel::cancel(rtkit::timer_handle handle) noexcept {
     const bool was_earliest = slab_[index].deadline == earliest_;
     unlink(index);
     release(index);
-    if (was_earliest) refresh_earliest();
+    if (was_earliest && armed_ > 0) refresh_earliest();
     return true;
 }
 
