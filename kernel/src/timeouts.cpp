@@ -24,13 +24,17 @@ struct armed_timer {
     enum : int { armed, firing, fired, closed };
     std::atomic<int> state{armed};
     std::atomic<int> refs{2};  ///< the scope and the timer's waker
-    task_header* task;         ///< holds a reference
+    /// Holds no reference: the scope lives in the task's frame, and a close
+    /// waits for a fire that is `firing`, so the task is there for as long
+    /// as a fire that won may touch it.
+    task_header* task;
 
-    explicit armed_timer(task_header* t) : task(t) { t->add_ref(); }
+    explicit armed_timer(task_header* t) noexcept : task(t) {}
+    // From the frame pools: one is made for every timeout that waits.
+    static void* operator new(std::size_t size) { return allocate_frame(size); }
+    static void operator delete(void* p, std::size_t size) noexcept { free_frame(p, size); }
     void release() noexcept {
-        if (refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-        task->release();
-        delete this;
+        if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
     }
 };
 
@@ -43,12 +47,17 @@ void timer_wake_by_ref(void* data) {
     if (!timer->state.compare_exchange_strong(open, armed_timer::firing, std::memory_order_acq_rel))
         return;  // the scope closed first (or this timer fired already)
     // Interrupt the task at its current await point. A close that comes now
-    // waits for `fired`, so it sees the bit set here and clears it.
+    // waits for `fired`, so it sees the bit set here and clears it; until
+    // then the task cannot go, so its waker is made before.
+    task_header* task = timer->task;
     const std::uint64_t was =
-        timer->task->state.fetch_or(task_state::timeout_fired, std::memory_order_acq_rel);
+        task->state.fetch_or(task_state::timeout_fired, std::memory_order_acq_rel);
+    if (was & task_state::complete) {
+        timer->state.store(armed_timer::fired, std::memory_order_release);
+        return;
+    }
+    waker w = task->make_waker();
     timer->state.store(armed_timer::fired, std::memory_order_release);
-    if (was & task_state::complete) return;
-    waker w = timer->task->make_waker();
     w.wake();
 }
 void timer_wake(void* data) {
@@ -132,10 +141,10 @@ void arm_timeouts(task_header& task, task_extras& extras) {
                 saturating_add(clock.instant_of_mark(s->opened_mark), s->limit),
                 waker(timer, &timeout_waker_vtable));
         } catch (...) {
-            // The timer driver refused it: the scope holds no timer, and its
-            // reference no longer keeps the task alive. The scopes inside it,
-            // armed just now, are disarmed too: "the innermost is armed"
-            // must keep meaning "all are", so the next suspension arms all.
+            // The timer driver refused it: the scope holds no timer. The
+            // scopes inside it, armed just now, are disarmed too: "the
+            // innermost is armed" must keep meaning "all are", so the next
+            // suspension arms all.
             s->timer = nullptr;
             timer->release();
             for (timeout_state* inner = extras.timeouts; inner != s; inner = inner->outer)
