@@ -6,6 +6,7 @@
 #include "timeouts.hpp"
 
 #include <algorithm>
+#include <new>
 #include <thread>
 
 #include "rtkit/cx.hpp"
@@ -24,13 +25,17 @@ struct armed_timer {
     enum : int { armed, firing, fired, closed };
     std::atomic<int> state{armed};
     std::atomic<int> refs{2};  ///< the scope and the timer's waker
-    task_header* task;         ///< holds a reference
+    /// Holds no reference: the scope lives in the task's frame, and a close
+    /// waits for a fire that is `firing`, so the task is there for as long
+    /// as a fire that won may touch it.
+    task_header* task;
 
-    explicit armed_timer(task_header* t) : task(t) { t->add_ref(); }
+    explicit armed_timer(task_header* t) noexcept : task(t) {}
+    // From the frame pools: one is made for every timeout that waits.
+    static void* operator new(std::size_t size) { return allocate_frame(size); }
+    static void operator delete(void* p, std::size_t size) noexcept { free_frame(p, size); }
     void release() noexcept {
-        if (refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-        task->release();
-        delete this;
+        if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
     }
 };
 
@@ -43,12 +48,17 @@ void timer_wake_by_ref(void* data) {
     if (!timer->state.compare_exchange_strong(open, armed_timer::firing, std::memory_order_acq_rel))
         return;  // the scope closed first (or this timer fired already)
     // Interrupt the task at its current await point. A close that comes now
-    // waits for `fired`, so it sees the bit set here and clears it.
+    // waits for `fired`, so it sees the bit set here and clears it; until
+    // then the task cannot go, so its waker is made before.
+    task_header* task = timer->task;
     const std::uint64_t was =
-        timer->task->state.fetch_or(task_state::timeout_fired, std::memory_order_acq_rel);
+        task->state.fetch_or(task_state::timeout_fired, std::memory_order_acq_rel);
+    if (was & task_state::complete) {
+        timer->state.store(armed_timer::fired, std::memory_order_release);
+        return;
+    }
+    waker w = task->make_waker();
     timer->state.store(armed_timer::fired, std::memory_order_release);
-    if (was & task_state::complete) return;
-    waker w = timer->task->make_waker();
     w.wake();
 }
 void timer_wake(void* data) {
@@ -71,7 +81,8 @@ constexpr waker_vtable timeout_waker_vtable{&timer_wake, &timer_wake_by_ref, &ti
 void push_timeout(timeout_state& scope) {
     scope.task = current_task();
     scope.opened_mark = scope.task->home().group().clock().take_mark();
-    task_extras& extras = scope.task->get_extras();
+    task_extras* const made = scope.task->extras();  // made by the first timeout, mostly
+    task_extras& extras = made ? *made : scope.task->get_extras();
     scope.outer = extras.timeouts;
     extras.timeouts = &scope;
 }
@@ -128,14 +139,18 @@ void arm_timeouts(task_header& task, task_extras& extras) {
         auto* timer = new armed_timer(&task);
         s->timer = timer;
         try {
-            s->ticket = task.home().arm_timer(
+            // Made in place: the ticket comes back through memory, and
+            // copying it would read with a 16-byte load what the call wrote
+            // with 8-byte stores, which the processor cannot forward (a
+            // stall of a dozen cycles per timer).
+            ::new (&s->ticket) timer_ticket(task.home().arm_timer(
                 saturating_add(clock.instant_of_mark(s->opened_mark), s->limit),
-                waker(timer, &timeout_waker_vtable));
+                waker(timer, &timeout_waker_vtable)));
         } catch (...) {
-            // The timer driver refused it: the scope holds no timer, and its
-            // reference no longer keeps the task alive. The scopes inside it,
-            // armed just now, are disarmed too: "the innermost is armed"
-            // must keep meaning "all are", so the next suspension arms all.
+            // The timer driver refused it: the scope holds no timer. The
+            // scopes inside it, armed just now, are disarmed too: "the
+            // innermost is armed" must keep meaning "all are", so the next
+            // suspension arms all.
             s->timer = nullptr;
             timer->release();
             for (timeout_state* inner = extras.timeouts; inner != s; inner = inner->outer)

@@ -327,6 +327,13 @@ class worker {
     mpsc_queue<remote_request, request_link> requests_in_;
     unsigned tick_ = 0;
     std::size_t armed_timers_ = 0;
+    /// What fire_due_timers knows without asking the driver or reading the
+    /// clock: while clock_.take_mark() is below `no_timer_due_below_` (0:
+    /// nothing known), the time has not reached `timers_due_from_`, before
+    /// which no armed timer is due (the driver's next_deadline() then, or an
+    /// earlier deadline armed since, which resets the mark).
+    runtime_clock::mark no_timer_due_below_ = 0;
+    instant timers_due_from_ = instant::min();
     /// Tasks that suspended during the current dispatch batch, left marked
     /// running. Marking a task idle after its poll takes a locked
     /// instruction, and so does claiming it again when it is woken; most

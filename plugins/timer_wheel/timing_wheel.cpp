@@ -11,6 +11,8 @@
 namespace rtkit_wheel {
 namespace {
 
+__extension__ using uint128 = unsigned __int128;  // GCC and clang, on 64-bit targets
+
 constexpr std::uint32_t index_of(rtkit::timer_handle h) {
     return static_cast<std::uint32_t>(h);
 }
@@ -45,6 +47,9 @@ timing_wheel::timing_wheel(rtkit::duration tick, unsigned levels, unsigned slots
       slot_bits_(checked_slot_bits(levels, slots_per_level)),
       wheel_bits_(levels * slot_bits_) {
     if (tick_ns_ <= 0) throw std::invalid_argument("the tick must be positive");
+    tick_reciprocal_ = UINT64_MAX / static_cast<std::uint64_t>(tick_ns_);
+    for (unsigned bit = 0; bit < level_of_bit_.size(); ++bit)
+        level_of_bit_[bit] = static_cast<std::uint8_t>(bit / slot_bits_);
 }
 
 void* timing_wheel::query_interface(const char* name) noexcept {
@@ -67,8 +72,15 @@ std::uint64_t timing_wheel::tick_of(std::int64_t deadline_ns) const noexcept {
     // Compared first so that a far-past deadline cannot overflow the subtraction.
     if (deadline_ns <= origin_ns_) return 0;
     // Unsigned: a deadline near the clock's end minus a negative origin exceeds int64.
-    return (static_cast<std::uint64_t>(deadline_ns) - static_cast<std::uint64_t>(origin_ns_)) /
-           static_cast<std::uint64_t>(tick_ns_);
+    const std::uint64_t since_origin =
+        static_cast<std::uint64_t>(deadline_ns) - static_cast<std::uint64_t>(origin_ns_);
+    // The reciprocal's quotient is at most two below the exact one.
+    const auto tick_ns = static_cast<std::uint64_t>(tick_ns_);
+    auto tick =
+        static_cast<std::uint64_t>((static_cast<uint128>(since_origin) * tick_reciprocal_) >> 64);
+    while (since_origin - tick * tick_ns >= tick_ns)
+        ++tick;
+    return tick;
 }
 
 timing_wheel::entry_list& timing_wheel::list_of(const entry& e) noexcept {
@@ -116,7 +128,7 @@ void timing_wheel::place(std::uint32_t index) noexcept {
     entry& e = slab_[index];
     // The highest base-2^slot_bits_ digit in which the tick differs from elapsed_.
     const std::uint64_t differing = (elapsed_ ^ e.tick) | ((std::uint64_t{1} << slot_bits_) - 1);
-    const unsigned level = static_cast<unsigned>(63 - std::countl_zero(differing)) / slot_bits_;
+    const unsigned level = level_of_bit_[static_cast<unsigned>(63 - std::countl_zero(differing))];
     const unsigned slot =
         static_cast<unsigned>(e.tick >> (slot_bits_ * level)) & ((1u << slot_bits_) - 1);
     link(index, static_cast<std::uint8_t>(level), static_cast<std::uint8_t>(slot));
@@ -179,7 +191,7 @@ bool timing_wheel::cancel(rtkit::timer_handle handle) noexcept {
     const bool was_earliest = slab_[index].deadline == earliest_;
     unlink(index);
     release(index);
-    if (was_earliest) refresh_earliest();
+    if (was_earliest && armed_ > 0) refresh_earliest();
     return true;
 }
 

@@ -107,10 +107,16 @@ class timing_wheel final : public rtkit::timer_driver, public rtkit::timer_clock
 
     const rtkit::clock_source* clock_ = nullptr;  ///< the runtime's, once bound
     std::int64_t tick_ns_;
+    /// floor((2^64 - 1) / tick_ns_): tick_of() divides by the tick with a
+    /// multiplication (a 64-bit division takes tens of cycles, per insert).
+    std::uint64_t tick_reciprocal_;
     std::int64_t origin_ns_;  ///< tick 0 starts here
     unsigned levels_;
-    unsigned slot_bits_;         ///< log2 of the slots per level
-    unsigned wheel_bits_;        ///< levels_ * slot_bits_: a block is 2^wheel_bits_ ticks
+    unsigned slot_bits_;   ///< log2 of the slots per level
+    unsigned wheel_bits_;  ///< levels_ * slot_bits_: a block is 2^wheel_bits_ ticks
+    /// level_of_bit_[b] = b / slot_bits_: the level of a tick whose highest bit
+    /// differing from the current tick's is b (without a division per insert).
+    std::array<std::uint8_t, 64> level_of_bit_{};
     std::uint64_t elapsed_ = 0;  ///< the current tick: every earlier tick has been processed
     std::vector<entry> slab_;
     std::uint32_t free_head_ = nil;

@@ -6,9 +6,13 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
+#include <limits>
+#include <optional>
 #include <thread>
 #include <vector>
 
+#include "rtkit/detail/engaged_optional.hpp"
 #include "test_support.hpp"
 
 using namespace rtkit;
@@ -203,3 +207,43 @@ TEST_CASE("timeout: a deadline that fires while its scope closes never interrupt
     CHECK(value == 5);
 }
 #endif
+
+TEST_CASE("timeout: a 64-bit result built from words is the optional its constructor makes") {
+    // engaged_optional assumes the standard library's layout (the value,
+    // then the flag) for the types it builds from words.
+    static_assert(detail::optional_of_two_words<std::int64_t> ==
+                  (std::endian::native == std::endian::little));
+    for (const std::int64_t v :
+         {std::int64_t{0}, std::int64_t{1}, std::int64_t{-1},
+          std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()}) {
+        const std::optional<std::int64_t> built = detail::engaged_optional(v);
+        REQUIRE(built.has_value());
+        CHECK(*built == v);
+        CHECK(built == std::optional<std::int64_t>(v));
+    }
+    const std::optional<std::uint64_t> unsigned_built = detail::engaged_optional(~std::uint64_t{0});
+    CHECK(unsigned_built == std::optional<std::uint64_t>(~std::uint64_t{0}));
+}
+
+TEST_CASE("timeout: a 64-bit result comes out of the scope whole") {
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
+        const std::int64_t got = rt.block_on([]() -> task<std::int64_t> {
+            std::int64_t sum = 0;
+            for (std::int64_t i = -3; i < 3; ++i) {
+                const std::optional<std::int64_t> at_once = co_await timeout(
+                    10s, [](std::int64_t v) -> task<std::int64_t> { co_return v; }(i));
+                const std::optional<std::int64_t> later =
+                    co_await timeout(10s, [](std::int64_t v) -> task<std::int64_t> {
+                        co_await yield_now();
+                        co_return v * 1'000'000'000'000;
+                    }(i));
+                REQUIRE(at_once.has_value());
+                REQUIRE(later.has_value());
+                sum += *at_once + *later;
+            }
+            co_return sum;
+        }());
+        CHECK(got == -3 * 1'000'000'000'001);
+    });
+}
