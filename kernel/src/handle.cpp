@@ -212,24 +212,37 @@ void wake_task(task_header* task) noexcept {
     wake(task, here);
 }
 
-void handle::schedule(task_header* task) noexcept {
-    handle* here = driven_here();
-    if (here && (task->state.load(std::memory_order_relaxed) & task_state::local)) {
-        // A local task of another worker thread runs only there.
-        handle* home = task->extras()->local_home;
+// Inlined into schedule(): every wake that queues a task comes through here.
+[[gnu::always_inline]] inline void handle::route(task_header* task, handle* here) noexcept {
+    if (task->state.load(std::memory_order_relaxed) & task_state::local) [[unlikely]] {
+        const task_extras& extras = *task->extras();
+        // Its home worker; null with one worker, which is every task's home.
+        handle* const home = extras.local_home;
         if (home && home != here) {
-            count_wake(here, task);
             home->worker_->send_task(task);
             return;
         }
+        if (here && extras.local_owner != std::this_thread::get_id()) {
+            here->worker_->hold_for_owner(task);
+            return;
+        }
     }
-    count_wake(here, task);
     if (!here) {
         group_->inject(task);
         return;
     }
     here->worker_->push(task);
     if (group_->steals()) group_->notify_work_available();
+}
+
+void handle::route(task_header* task) noexcept {
+    route(task, driven_here());
+}
+
+void handle::schedule(task_header* task) noexcept {
+    handle* const here = driven_here();
+    count_wake(here, task);
+    route(task, here);
 }
 
 bool wake_if_polled_here(task_header* task) noexcept {

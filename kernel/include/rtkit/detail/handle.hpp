@@ -57,8 +57,23 @@ class handle {
     /// no_runtime_error where that thread cannot poll it (it drives no worker
     /// of this runtime).
     void spawn_local(region_node& region, task_header* task);
-    /// Queues a task whose `scheduled` bit the caller just won.
+    /// Queues a task whose `scheduled` bit the caller just won (a wake):
+    /// counts the wake, then route().
     void schedule(task_header* task) noexcept;
+    /// Puts a task that is to run where it may run, as seen from the calling
+    /// thread: the one rule for where a task goes once it was admitted.
+    /// - A local (spawn_local) task runs only on the thread that spawned it,
+    ///   its owner, and only from its home worker, the one that admitted it.
+    ///   Off that worker it goes to its home's inbox; on a thread driving its
+    ///   home that is not its owner (a current-thread worker loaned to
+    ///   another block_on caller) the worker holds it until its owner drives
+    ///   the worker again (worker::hold_for_owner); on its owner it is pushed.
+    /// - Any other task is pushed into the lanes of the worker this thread
+    ///   drives, or, from a thread driving none of this runtime's workers,
+    ///   handed to the runtime (worker_group::inject).
+    /// Called by schedule(), and by a worker about to poll a local task on a
+    /// thread that is not its owner.
+    void route(task_header* task) noexcept;
 
     /// Arms `w` at `deadline` in a timer driver of this runtime.
     timer_ticket arm_timer(instant deadline, waker w);
@@ -99,6 +114,8 @@ class handle {
     std::uint16_t index() const noexcept { return index_; }
 
   private:
+    /// route(), from a thread that drives `here` (driven_here()).
+    void route(task_header* task, handle* here) noexcept;
     /// Records the spawn of `task` (and names it) in the trace.
     void trace_spawn(task_header* task, const task_name* name);
 
