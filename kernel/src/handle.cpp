@@ -3,6 +3,8 @@
 // or "elsewhere: hand it over lock-free and unpark a worker if one is parked".
 #include "rtkit/detail/handle.hpp"
 
+#include <unistd.h>
+
 #include <optional>
 #include <thread>
 
@@ -134,6 +136,33 @@ inline bool wake_traced(handle* here) noexcept {
 
 instant handle::now() const noexcept {
     return worker_->now();
+}
+
+bool handle::may_call_reactor_here() const noexcept {
+    return group_->io_shared() || driven_here();
+}
+
+io_token handle::register_io(int fd, interest what) {
+    if (!may_call_reactor_here())
+        throw no_runtime_error(
+            "I/O needs the runtime's worker: run it in a task, or in a block_on root that drives "
+            "the worker (another thread drives it now)");
+    worker_group::io_lock lock(*group_);
+    const io_token token = group_->io().add(fd, what);
+    group_->io_registered(+1);
+    return token;
+}
+
+void handle::close_io(io_registration& registration, int fd) noexcept {
+    if (!may_call_reactor_here()) {
+        // The thread driving the worker may be blocked in the reactor now:
+        // the worker does both when it carries out the request.
+        worker_->send_request(new remote_request{remote_request::kind::close_descriptor,
+                                                 new pending_close{std::move(registration), fd}});
+        return;
+    }
+    registration.reset();
+    ::close(fd);
 }
 
 namespace {

@@ -4,18 +4,16 @@
 #include <cstdint>
 
 #include "rtkit/outcome.hpp"
+#include "rtkit/reactor.hpp"
 #include "rtkit/task_name.hpp"
 #include "rtkit/time.hpp"
 #include "rtkit/timer_driver.hpp"
 #include "rtkit/waker.hpp"
 
-namespace rtkit {
-class reactor;
-}
-
 namespace rtkit::detail {
 
 class handle;
+class io_registration;
 class worker;
 /// The handle of the worker the calling thread drives, or null, for the
 /// queries below (the kernel's per-thread state: src/thread_context.hpp).
@@ -87,6 +85,22 @@ class handle {
     void request_cancel(task_header* task, cancel_reason reason);
     /// Cancels every task in `region` and below it (any thread).
     void cancel_region(region_node& region, cancel_reason reason);
+
+    /// Whether the calling thread may call the runtime's reactor now: any
+    /// thread when the workers share it (multi-thread; each call takes the
+    /// reactor lock, worker_group::io_lock), otherwise only the thread that
+    /// drives the worker, which may be blocked in the reactor itself.
+    bool may_call_reactor_here() const noexcept;
+    /// Registers `fd` for `what` with the runtime's reactor. Throws
+    /// no_runtime_error where this thread may not call it; std::system_error
+    /// from io_driver::add.
+    io_token register_io(int fd, interest what);
+    /// Deregisters `registration` (one of this runtime's) and closes `fd`,
+    /// from any thread: at once where this thread may call the reactor,
+    /// otherwise the worker does both when it next runs (a request in its
+    /// inbox), so the descriptor's number is not reused before the reactor
+    /// has let go of it.
+    void close_io(io_registration& registration, int fd) noexcept;
 
     /// The runtime's clock (its timer driver's).
     instant now() const noexcept;
