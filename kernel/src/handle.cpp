@@ -3,6 +3,8 @@
 // or "elsewhere: hand it over lock-free and unpark a worker if one is parked".
 #include "rtkit/detail/handle.hpp"
 
+#include <unistd.h>
+
 #include <optional>
 #include <thread>
 
@@ -136,6 +138,33 @@ instant handle::now() const noexcept {
     return worker_->now();
 }
 
+bool handle::may_call_reactor_here() const noexcept {
+    return group_->io_shared() || driven_here();
+}
+
+io_token handle::register_io(int fd, interest what) {
+    if (!may_call_reactor_here())
+        throw no_runtime_error(
+            "I/O needs the runtime's worker: run it in a task, or in a block_on root that drives "
+            "the worker (another thread drives it now)");
+    worker_group::io_lock lock(*group_);
+    const io_token token = group_->io().add(fd, what);
+    group_->io_registered(+1);
+    return token;
+}
+
+void handle::close_io(io_registration& registration, int fd) noexcept {
+    if (!may_call_reactor_here()) {
+        // The thread driving the worker may be blocked in the reactor now:
+        // the worker does both when it carries out the request.
+        worker_->send_request(new remote_request{remote_request::kind::close_descriptor,
+                                                 new pending_close{std::move(registration), fd}});
+        return;
+    }
+    registration.reset();
+    ::close(fd);
+}
+
 namespace {
 
 /// Sets a block_on root's wake flag and tells its caller.
@@ -218,24 +247,37 @@ bool handle::driven_at_any_depth(const worker_group& group) noexcept {
     return false;
 }
 
-void handle::schedule(task_header* task) noexcept {
-    handle* here = driven_here();
-    if (here && (task->state.load(std::memory_order_relaxed) & task_state::local)) {
-        // A local task of another worker thread runs only there.
-        handle* home = task->extras()->local_home;
+// Inlined into schedule(): every wake that queues a task comes through here.
+[[gnu::always_inline]] inline void handle::route(task_header* task, handle* here) noexcept {
+    if (task->state.load(std::memory_order_relaxed) & task_state::local) [[unlikely]] {
+        const task_extras& extras = *task->extras();
+        // Its home worker; null with one worker, which is every task's home.
+        handle* const home = extras.local_home;
         if (home && home != here) {
-            count_wake(here, task);
             home->worker_->send_task(task);
             return;
         }
+        if (here && extras.local_owner != std::this_thread::get_id()) {
+            here->worker_->hold_for_owner(task);
+            return;
+        }
     }
-    count_wake(here, task);
     if (!here) {
         group_->inject(task);
         return;
     }
     here->worker_->push(task);
     if (group_->steals()) group_->notify_work_available();
+}
+
+void handle::route(task_header* task) noexcept {
+    route(task, driven_here());
+}
+
+void handle::schedule(task_header* task) noexcept {
+    handle* const here = driven_here();
+    count_wake(here, task);
+    route(task, here);
 }
 
 bool wake_if_polled_here(task_header* task) noexcept {

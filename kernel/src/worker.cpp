@@ -181,18 +181,8 @@ void worker::run_until_drained(instant deadline) {
 
 [[gnu::always_inline]] inline void worker::execute(task_header* task) {
     using namespace task_state;
-    if (task->state.load(std::memory_order_relaxed) & local) {
-        task_extras* extras = task->extras();
-        if (extras->local_owner != std::this_thread::get_id()) {
-            // Only its owner may poll it: a worker thread of its own gets it
-            // back at once; a block_on caller finds it at its next call.
-            if (extras->local_home && extras->local_home != &handle_)
-                extras->local_home->owner().send_task(task);
-            else
-                stranded_.push_back(task);
-            return;
-        }
-    }
+    if (task->state.load(std::memory_order_relaxed) & local) [[unlikely]]
+        if (routed_to_owner(task)) return;
     // scheduled -> running (only the winner of the scheduled bit queues a
     // task), unless it was queued still `running`: new, yielded, or woken by
     // its own worker's thread. Only its poller changes that bit.
@@ -224,6 +214,12 @@ void worker::run_until_drained(instant deadline) {
         return;
     }
     after_suspend(task);
+}
+
+bool worker::routed_to_owner(task_header* task) noexcept {
+    if (task->extras()->local_owner == std::this_thread::get_id()) return false;
+    handle_.route(task);  // only its owner may poll it
+    return true;
 }
 
 void worker::after_suspend(task_header* task) noexcept {

@@ -179,6 +179,10 @@ class worker {
 
     /// Live local tasks owned by `owner` (they pin the worker to that thread).
     std::size_t local_tasks_of(std::thread::id owner) const;
+    /// Keeps a runnable local task of another thread than the calling one,
+    /// which drives this worker, until its owner drives it again
+    /// (handle::route decides).
+    void hold_for_owner(task_header* task) noexcept;
     /// Requeues the local tasks of the calling thread that were woken while
     /// another thread drove the worker. Called when a thread starts driving it.
     void rescue_stranded() {
@@ -294,6 +298,9 @@ class worker {
     bool poll_next();
     /// Polls `task` once, now.
     void execute(task_header* task);
+    /// Before a local task's poll: on a thread that is not its owner, hands
+    /// it to handle::route and returns true. Out of line: the rare case.
+    [[gnu::noinline, gnu::cold]] bool routed_to_owner(task_header* task) noexcept;
     /// After a poll that suspended `task`: keeps it in suspended_ when it
     /// can, else mark_idle_or_requeue.
     void after_suspend(task_header* task) noexcept;

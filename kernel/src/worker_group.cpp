@@ -83,11 +83,6 @@ void worker_group::inject(task_header* task) noexcept {
         workers_.front()->send_task(task);
         return;
     }
-    if (task->state.load(std::memory_order_relaxed) & task_state::local) {
-        // A local task of a multi-thread worker only ever runs there.
-        task->extras()->local_home->owner().send_task(task);
-        return;
-    }
     injector_.push(entry_to_queue(task));
     RTKIT_CHAOS_POINT(injector_pushed);
     if (const auto index = idle_.worker_to_notify_after_rmw())

@@ -69,6 +69,8 @@ class worker_group {
 
     /// Queues a task (its scheduled bit won) from a thread that drives none of
     /// the workers, and unparks a worker to run it if none is awake to see it.
+    /// Not a local task of a multi-thread worker: handle::route sends those
+    /// to their worker.
     void inject(task_header* task) noexcept;
     /// The multi-thread injector: takes up to `max` tasks (any worker; one at
     /// a time, the others skip it). Returns how many went into `out`.

@@ -29,6 +29,15 @@ std::size_t worker::local_tasks_of(std::thread::id owner) const {
     return found == local_counts_.end() ? 0 : found->second;
 }
 
+void worker::hold_for_owner(task_header* task) noexcept {
+    try {
+        stranded_.push_back(task);
+    } catch (...) {
+        // Out of memory for the list: queued again, it comes round again.
+        push(task);
+    }
+}
+
 void worker::requeue_stranded() {
     const std::thread::id me = std::this_thread::get_id();
     std::erase_if(stranded_, [&](task_header* t) {

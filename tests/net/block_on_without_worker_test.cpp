@@ -3,14 +3,12 @@
 // use the reactor (only the thread driving the worker may), so a socket it
 // uses, made earlier, refuses the operation with a clear error instead of
 // touching the reactor from the wrong thread.
-#include <atomic>
 #include <chrono>
 #include <string>
 #include <thread>
 
 #include "../support/deadlock_watchdog.hpp"
 #include "net_support.hpp"
-#include "rtkit/sync/oneshot.hpp"
 
 using namespace rtkit;
 using namespace std::chrono_literals;
@@ -27,17 +25,7 @@ TEST_CASE("block_on without the worker: I/O on a socket made earlier is refused 
             const int client = net_test::connect_loopback(listener.local_address().port());
             REQUIRE(client >= 0);
             // Another thread holds the worker, in a block_on of its own.
-            auto [release, released] = sync::make_oneshot<bool>();
-            std::atomic<bool> holding{false};
-            std::thread holder([&rt, &holding, released = std::move(released)]() mutable {
-                rt.block_on([](std::atomic<bool>& holding,
-                               sync::oneshot_receiver<bool> released) -> task<void> {
-                    holding.store(true);
-                    co_await released;
-                }(holding, std::move(released)));
-            });
-            while (!holding.load())
-                std::this_thread::yield();
+            net_test::worker_holder holder(rt);
             std::string refusal;
             try {
                 rt.block_on(
@@ -45,13 +33,39 @@ TEST_CASE("block_on without the worker: I/O on a socket made earlier is refused 
             } catch (const no_runtime_error& e) {
                 refusal = e.what();
             }
-            release.send(true);
-            holder.join();
+            holder.release();
             CHECK(refusal.find("accept on 127.0.0.1:") == 0);
             CHECK(refusal.find("another thread drives it now") != std::string::npos);
             // The worker's own thread accepts it, once it has the worker.
             rt.block_on([](net::tcp_listener& l) -> task<void> { co_await l.accept(); }(listener));
             ::close(client);
+        });
+    }
+}
+
+TEST_CASE("block_on without the worker: registering a socket is refused - clearly") {
+    for (const std::string& reactor : net_test::reactors) {
+        INFO("reactor: " << reactor);
+        test::run_or_abort_on_deadlock("registering while another thread holds the worker", [&] {
+            runtime rt(net_test::config_for(reactor));
+            net_test::worker_holder holder(rt);
+            std::string refusal;
+            try {
+                rt.block_on([]() -> task<void> {
+                    (void)net::tcp_listener::bind(net::socket_address::loopback(0));
+                    co_return;
+                }());
+            } catch (const no_runtime_error& e) {
+                refusal = e.what();
+            }
+            holder.release();
+            CHECK(refusal.find("I/O needs the runtime's worker") == 0);
+            CHECK(refusal.find("another thread drives it now") != std::string::npos);
+            // The thread that drives the worker registers it.
+            rt.block_on([]() -> task<void> {
+                (void)net::tcp_listener::bind(net::socket_address::loopback(0));
+                co_return;
+            }());
         });
     }
 }

@@ -73,6 +73,29 @@ TEST_CASE("a stream destroyed on a thread that does not drive the worker is clos
     }
 }
 
+TEST_CASE("a stream destroyed in a block_on root polled without the worker is closed by it") {
+    // A current-thread runtime: another thread holds the worker in a
+    // block_on of its own, so this thread's root is polled without it and
+    // may not touch the reactor. The worker, woken by the request, closes.
+    for (const std::string& reactor : net_test::reactors) {
+        test::run_or_abort_on_deadlock("closing a stream in a root without the worker", [&] {
+            INFO("reactor: " << reactor);
+            runtime rt(net_test::config_for(reactor));
+            int client = -1;
+            net::tcp_stream server = accept_live_stream(rt, client);
+            net_test::worker_holder holder(rt);
+            rt.block_on([](net::tcp_stream& doomed) -> task<void> {
+                { auto gone = std::move(doomed); }
+                co_return;
+            }(server));
+            // Closed while the other thread still holds the worker.
+            CHECK(sees_end_of_stream(client));
+            holder.release();
+            ::close(client);
+        });
+    }
+}
+
 TEST_CASE("a stream destroyed off the worker just before shutdown is closed by the shutdown") {
     // The worker is left alone between block_on calls: the close waits in
     // its inbox, and shutdown must carry it out, not leave it to teardown.

@@ -17,6 +17,7 @@
 #include "../support/thread_count.hpp"
 #include "rtkit/net.hpp"
 #include "rtkit/rtkit.hpp"
+#include "rtkit/sync/oneshot.hpp"
 
 namespace net_test {
 
@@ -110,5 +111,37 @@ inline void wait_until_asleep(const std::atomic<pid_t>& tid) {
     while (thread_state(id) != 'S' && std::chrono::steady_clock::now() < give_up)
         std::this_thread::yield();
 }
+
+/// Another thread that holds a current-thread runtime's worker, in a
+/// block_on of its own, from construction until release(): a block_on on
+/// this thread meanwhile polls its root without the worker.
+class worker_holder {
+  public:
+    explicit worker_holder(rtkit::runtime& rt) {
+        thread_ = std::thread([&rt, this, released = std::move(ends_.rx)]() mutable {
+            rt.block_on([](std::atomic<bool>& holding,
+                           rtkit::sync::oneshot_receiver<bool> released) -> rtkit::task<void> {
+                holding.store(true);
+                co_await released;
+            }(holding_, std::move(released)));
+        });
+        while (!holding_.load())
+            std::this_thread::yield();
+    }
+    worker_holder(const worker_holder&) = delete;
+    worker_holder& operator=(const worker_holder&) = delete;
+    ~worker_holder() { release(); }
+    /// Lets the other thread's block_on return, and joins it.
+    void release() {
+        if (!thread_.joinable()) return;
+        ends_.tx.send(true);
+        thread_.join();
+    }
+
+  private:
+    std::atomic<bool> holding_{false};
+    rtkit::sync::oneshot<bool> ends_ = rtkit::sync::make_oneshot<bool>();
+    std::thread thread_;
+};
 
 }  // namespace net_test

@@ -79,6 +79,23 @@ TEST_CASE(
     CHECK(resumed == 1);
 }
 
+TEST_CASE(
+    "spawn_local: a local task woken from a foreign thread runs on its owner - which drives the "
+    "worker") {
+    runtime rt;
+    test::manual_event event;
+    const std::thread::id resumed = rt.block_on([&]() -> task<std::thread::id> {
+        auto local = cx::current().spawn_local([](test::manual_event& e) -> task<std::thread::id> {
+            co_await e.wait();
+            co_return std::this_thread::get_id();
+        }(event));
+        co_await test::yield_until([&] { return event.armed(); });
+        std::thread([&] { event.fire(); }).join();
+        co_return (co_await std::move(local)).value();
+    }());
+    CHECK(resumed == std::this_thread::get_id());
+}
+
 TEST_CASE("spawn_local: the background thread refuses a handover while it holds live local tasks") {
     runtime rt;
     test::manual_event release_local;

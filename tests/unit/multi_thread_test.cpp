@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <functional>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -210,6 +211,92 @@ TEST_CASE("multi_thread: a thief given local tasks first still reaches the task 
             REQUIRE_MESSAGE(stolen_in_time, "round " << round);
         }
     });
+}
+
+namespace {
+/// Where a local task was spawned, woken and resumed.
+struct local_wake_seen {
+    std::thread::id home;     ///< its worker's thread, which spawned it
+    std::thread::id waker;    ///< the thread that woke it
+    std::thread::id resumed;  ///< the thread its poll after the wake ran on
+};
+
+/// Waits for `event`, then returns the thread it resumed on.
+task<std::thread::id> resumed_on_after(test::manual_event& event) {
+    co_await event.wait();
+    co_return std::this_thread::get_id();
+}
+
+/// Spawns a local task that waits for `event` on the worker this task runs
+/// on, has `wake_it` fire the event once it waits (called on this task's
+/// thread at that time, which may be another worker's by then), and reports
+/// where it resumed.
+task<local_wake_seen> wake_local_task(
+    test::manual_event& event, std::function<task<std::thread::id>(std::thread::id)> wake_it) {
+    local_wake_seen seen;
+    seen.home = std::this_thread::get_id();  // before any await: this is its worker
+    auto local = cx::current().spawn_local(resumed_on_after(event));
+    co_await test::yield_until([&] { return event.armed(); });
+    seen.waker = co_await wake_it(seen.home);
+    seen.resumed = (co_await std::move(local)).value();
+    co_return seen;
+}
+}  // namespace
+
+TEST_CASE("multi_thread: a local task woken from a foreign thread resumes on its worker's thread") {
+    runtime rt(multi_thread(2));
+    test::manual_event event;
+    const local_wake_seen seen = rt.block_on([&]() -> task<local_wake_seen> {
+        co_return (co_await spawn(wake_local_task(event,
+                                                  [&](std::thread::id) -> task<std::thread::id> {
+                                                      std::thread foreign([&] { event.fire(); });
+                                                      const std::thread::id waker =
+                                                          foreign.get_id();
+                                                      foreign.join();
+                                                      co_return waker;
+                                                  })))
+            .value();
+    }());
+    CHECK(seen.waker != seen.home);
+    CHECK(seen.resumed == seen.home);
+    // Sent to its worker's inbox, not through the injector: nothing is left
+    // counted as waiting there.
+    CHECK(rt.metrics().injection_queue_depth == 0);
+}
+
+TEST_CASE(
+    "multi_thread: a local task woken from the other worker resumes on its own worker's thread") {
+    runtime rt(multi_thread(2));
+    test::manual_event event;
+    const local_wake_seen seen = rt.block_on([&]() -> task<local_wake_seen> {
+        co_return (co_await spawn(wake_local_task(
+                       event,
+                       [&](std::thread::id home) -> task<std::thread::id> {
+                           if (std::this_thread::get_id() != home) {
+                               // This task moved to the other worker: wake from here.
+                               event.fire();
+                               co_return std::this_thread::get_id();
+                           }
+                           // Holding the local task's worker: a task spawned now
+                           // runs on the other one, which steals it.
+                           std::atomic<bool> fired{false};
+                           auto firing =
+                               spawn([](test::manual_event& e,
+                                        std::atomic<bool>& done) -> task<std::thread::id> {
+                                   e.fire();
+                                   done = true;
+                                   co_return std::this_thread::get_id();
+                               }(event, fired));
+                           const auto limit = std::chrono::steady_clock::now() + 10s;
+                           while (!fired && std::chrono::steady_clock::now() < limit)
+                               std::this_thread::yield();
+                           REQUIRE(fired);
+                           co_return (co_await std::move(firing)).value();
+                       })))
+            .value();
+    }());
+    CHECK(seen.waker != seen.home);
+    CHECK(seen.resumed == seen.home);
 }
 
 TEST_CASE("multi_thread: spawn_local from a root on a non-worker thread is refused") {

@@ -97,7 +97,8 @@ struct runtime_metrics {
     /// Now: workers running a dispatch batch (worker_metrics::dispatching).
     std::uint64_t workers_dispatching = 0;
     /// Now: tasks handed in from threads that drive no worker and not yet
-    /// taken by one (the injector and the workers' inboxes).
+    /// taken by one (the injector; with one worker, its inbox). A local task
+    /// woken there goes to its own worker's inbox and is not counted.
     std::uint64_t injection_queue_depth = 0;
     /// Now: block_on calls running.
     std::uint64_t roots_running = 0;

@@ -4,18 +4,16 @@
 #include <cstdint>
 
 #include "rtkit/outcome.hpp"
+#include "rtkit/reactor.hpp"
 #include "rtkit/task_name.hpp"
 #include "rtkit/time.hpp"
 #include "rtkit/timer_driver.hpp"
 #include "rtkit/waker.hpp"
 
-namespace rtkit {
-class reactor;
-}
-
 namespace rtkit::detail {
 
 class handle;
+class io_registration;
 class worker;
 /// The handle of the worker the calling thread drives, or null, for the
 /// queries below (the kernel's per-thread state: src/thread_context.hpp).
@@ -57,8 +55,23 @@ class handle {
     /// no_runtime_error where that thread cannot poll it (it drives no worker
     /// of this runtime).
     void spawn_local(region_node& region, task_header* task);
-    /// Queues a task whose `scheduled` bit the caller just won.
+    /// Queues a task whose `scheduled` bit the caller just won (a wake):
+    /// counts the wake, then route().
     void schedule(task_header* task) noexcept;
+    /// Puts a task that is to run where it may run, as seen from the calling
+    /// thread: the one rule for where a task goes once it was admitted.
+    /// - A local (spawn_local) task runs only on the thread that spawned it,
+    ///   its owner, and only from its home worker, the one that admitted it.
+    ///   Off that worker it goes to its home's inbox; on a thread driving its
+    ///   home that is not its owner (a current-thread worker loaned to
+    ///   another block_on caller) the worker holds it until its owner drives
+    ///   the worker again (worker::hold_for_owner); on its owner it is pushed.
+    /// - Any other task is pushed into the lanes of the worker this thread
+    ///   drives, or, from a thread driving none of this runtime's workers,
+    ///   handed to the runtime (worker_group::inject).
+    /// Called by schedule(), and by a worker about to poll a local task on a
+    /// thread that is not its owner.
+    void route(task_header* task) noexcept;
 
     /// Arms `w` at `deadline` in a timer driver of this runtime.
     timer_ticket arm_timer(instant deadline, waker w);
@@ -72,6 +85,22 @@ class handle {
     void request_cancel(task_header* task, cancel_reason reason);
     /// Cancels every task in `region` and below it (any thread).
     void cancel_region(region_node& region, cancel_reason reason);
+
+    /// Whether the calling thread may call the runtime's reactor now: any
+    /// thread when the workers share it (multi-thread; each call takes the
+    /// reactor lock, worker_group::io_lock), otherwise only the thread that
+    /// drives the worker, which may be blocked in the reactor itself.
+    bool may_call_reactor_here() const noexcept;
+    /// Registers `fd` for `what` with the runtime's reactor. Throws
+    /// no_runtime_error where this thread may not call it; std::system_error
+    /// from io_driver::add.
+    io_token register_io(int fd, interest what);
+    /// Deregisters `registration` (one of this runtime's) and closes `fd`,
+    /// from any thread: at once where this thread may call the reactor,
+    /// otherwise the worker does both when it next runs (a request in its
+    /// inbox), so the descriptor's number is not reused before the reactor
+    /// has let go of it.
+    void close_io(io_registration& registration, int fd) noexcept;
 
     /// The runtime's clock (its timer driver's).
     instant now() const noexcept;
@@ -103,6 +132,8 @@ class handle {
     std::uint16_t index() const noexcept { return index_; }
 
   private:
+    /// route(), from a thread that drives `here` (driven_here()).
+    void route(task_header* task, handle* here) noexcept;
     /// Records the spawn of `task` (and names it) in the trace.
     void trace_spawn(task_header* task, const task_name* name);
 

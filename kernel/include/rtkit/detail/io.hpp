@@ -7,7 +7,7 @@
 
 namespace rtkit::detail {
 
-class worker_group;
+class handle;
 
 /// The running task's waker, lent without taking a reference: for an
 /// io_waiter, which the task unlinks before it goes. Saves a reference count
@@ -27,11 +27,12 @@ class borrowed_task_waker {
 };
 
 /// A descriptor registered with the I/O driver (and so the reactor) of the
-/// current task's runtime.
+/// current task's runtime, through its handle (handle::register_io).
 /// In the current-thread flavor every operation must run on the thread that
 /// drives the worker (a task's poll, or a block_on root driving it); in the
 /// multi-thread flavor the reactor is shared and any of the runtime's threads
-/// may use it (each call is serialised with the others).
+/// may use it (each call is serialised with the others). Which thread may is
+/// the handle's to say (handle::may_call_reactor_here).
 class io_registration {
   public:
     io_registration() noexcept = default;
@@ -48,8 +49,8 @@ class io_registration {
     void reset() noexcept;
     /// Deregisters, then closes `fd`, from any thread: at once where this
     /// thread may use the reactor, otherwise the worker that drives it does
-    /// both when it next runs (a request in its inbox), so the descriptor's
-    /// number is not reused before the reactor has let go of it.
+    /// both when it next runs (handle::close_io), so the descriptor's number
+    /// is not reused before the reactor has let go of it.
     void reset_and_close(int fd) noexcept;
     /// Forgets the registration without telling the reactor (which is about
     /// to go with its runtime). Idempotent.
@@ -107,7 +108,7 @@ class io_registration {
     void withdraw_shared(io_waiter& w) noexcept;
 
     io_driver* io_ = nullptr;
-    worker_group* group_ = nullptr;
+    handle* handle_ = nullptr;  ///< of the registering task's worker: the way into its runtime
     io_token token_ = 0;
     bool shared_ = false;
 };

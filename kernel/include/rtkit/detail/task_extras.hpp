@@ -62,7 +62,7 @@ struct task_extras : task_extras_region {
     /// For a local task (task_state::local): the only thread that may poll it.
     std::thread::id local_owner;
     /// ... and, when that thread is a worker of its own (multi-thread), the
-    /// handle of that worker: wakes from anywhere go there.
+    /// handle of that worker: wakes from anywhere go there (handle::route).
     handle* local_home = nullptr;
     /// What the task threw, until someone takes its outcome (note_failure).
     std::exception_ptr unobserved_failure;
