@@ -192,25 +192,30 @@ TEST_CASE("metrics: same-worker wakes are counted on the worker that made them")
 }
 
 namespace {
-task<void> spins_until(const std::atomic<bool>& released) {
+task<void> spins_until(std::atomic<bool>& started, const std::atomic<bool>& released) {
+    started = true;
     while (!released.load())
         std::this_thread::yield();
     co_return;
 }
 
-task<join_handle<void>> spawns_spinner(const std::atomic<bool>& released) {
-    co_return spawn(spins_until(released));
+task<join_handle<void>> spawns_spinner(std::atomic<bool>& started,
+                                       const std::atomic<bool>& released) {
+    co_return spawn(spins_until(started, released));
 }
 }  // namespace
 
 TEST_CASE("metrics: a poll is counted when it starts - not when its worker's batch ends") {
     // One worker polls the parent, which wakes the root as it ends, and then
     // the spinner in the same dispatch batch; the root reads the metrics
-    // while the spinner holds that batch open.
+    // once the spinner runs, while it holds that batch open.
     runtime rt(test::multi_thread(1));
-    std::atomic<bool> released{false};
+    std::atomic<bool> started{false}, released{false};
     rt.block_on([&]() -> task<void> {
-        join_handle<void> spinner = std::move((co_await spawn(spawns_spinner(released))).value());
+        join_handle<void> spinner =
+            std::move((co_await spawn(spawns_spinner(started, released))).value());
+        while (!started.load())
+            std::this_thread::yield();  // the root runs on this thread, off the worker
         CHECK(rt.metrics().polls >= 2);
         released = true;
         co_await std::move(spinner);
