@@ -234,7 +234,8 @@ held_worker current_thread_driver::acquire() {
     }
     handover_requested_.store(true, std::memory_order_release);
     group_.io().wake();  // the background thread may be blocked in the reactor
-    const std::thread::id me = requester_;  // this caller, as it asked
+    // This caller, as it asked: another may ask after it is refused.
+    const std::thread::id me = requester_;
     while (true) {
         if (slot_ == slot_state::offered && requester_ == me) {
             slot_ = slot_state::loaned;
