@@ -161,6 +161,8 @@ std::size_t worker::poll_reactor(duration timeout) {
 }
 
 bool worker::timer_due() {
+    // What fire_due_timers learned: no timer is due before this mark.
+    if (clock_.take_mark() < no_timer_due_below_) return false;
     const std::optional<instant> next = armed_deadline();
     return next && *next <= clock_.now();
 }
