@@ -265,16 +265,29 @@ std::atomic<bool> populate_refused{false};
     pool.next_window = std::min(2 * pool.next_window, largest_window);
 }
 
-/// A new frame of class `cls` from the pool's chunk (a new chunk when it is used up).
+/// Where a frame of `rounded` bytes starts at the bump pointer: it is always
+/// 8-aligned (chunks are 2 MiB-aligned, steps are multiples of 8); a
+/// 16-multiple size may skip 8 bytes to reach 16.
+std::size_t alignment_skip(const frame_pool& pool, std::size_t rounded) noexcept {
+    return rounded % 16 == 0 ? reinterpret_cast<std::uintptr_t>(pool.bump) % 16 : 0;
+}
+
+/// carve() when the window has no room left: makes room first.
+[[gnu::noinline]] void* carve_extending(frame_pool& pool, std::size_t rounded) {
+    extend(pool, alignment_skip(pool, rounded) + rounded);
+    const std::size_t skip = alignment_skip(pool, rounded);  // 0 in a new chunk
+    void* frame = pool.bump + skip;
+    pool.bump += skip + rounded;
+    return frame;
+}
+
+/// A new frame of class `cls` from the pool's chunk (a new chunk when it is
+/// used up). Its only call is a tail call, so the fast path needs no frame.
 [[gnu::always_inline]] inline void* carve(frame_pool& pool, std::size_t cls) {
     const std::size_t rounded = (cls + 1) * granule;
-    // The bump pointer is always 8-aligned (chunks are 2 MiB-aligned, steps are
-    // multiples of 8); a 16-multiple size may skip 8 bytes to reach 16.
-    std::size_t skip = rounded % 16 == 0 ? reinterpret_cast<std::uintptr_t>(pool.bump) % 16 : 0;
-    if (pool.bump_end - pool.bump < static_cast<std::ptrdiff_t>(skip + rounded)) [[unlikely]] {
-        extend(pool, skip + rounded);
-        if (pool.bump == pool.chunk_end - chunk_size) skip = 0;  // a new chunk
-    }
+    const std::size_t skip = alignment_skip(pool, rounded);
+    if (pool.bump_end - pool.bump < static_cast<std::ptrdiff_t>(skip + rounded)) [[unlikely]]
+        return carve_extending(pool, rounded);
     void* frame = pool.bump + skip;
     pool.bump += skip + rounded;
     return frame;
@@ -337,25 +350,38 @@ void free_to(frame_pool& pool, void* frame, std::size_t size) noexcept {
     push(stash().free_lists[(size - 1) / granule], frame);
 }
 
-/// An allocation off the fast path (allocation_special).
+/// An allocation off the fast path: a frame too large to pool, a thread
+/// with allocation_special set, or its first frame.
 [[gnu::noinline]] void* allocate_specially(std::size_t size) {
+    if (size > max_pooled) {
+        void* frame = ::operator new(size);
+        if (noting_sizes.load(std::memory_order_relaxed)) note_size(frame, size);
+        return frame;
+    }
     void* frame = allocation_special & special::pool_gone ? allocate_from_stash(size)
                                                           : allocate_from(local_pool(), size);
     if (allocation_special & special::noting) note_size(frame, size);
     return frame;
 }
 
+/// A free off the fast path: a frame too large to pool, a thread whose pool
+/// is gone, or one that has not made its pool yet.
+[[gnu::noinline]] void free_specially(void* frame, std::size_t size) noexcept {
+    if (size > max_pooled)
+        ::operator delete(frame, size);
+    else if (allocation_special & special::pool_gone)
+        free_to_stash(frame, size);
+    else
+        free_to(local_pool(), frame, size);
+}
+
 }  // namespace
 
 void* allocate_frame(std::size_t size) {
-    if (size > max_pooled) {
-        void* frame = ::operator new(size);
-        if (noting_sizes.load(std::memory_order_relaxed)) note_size(frame, size);
-        return frame;
-    }
-    if (allocation_special) [[unlikely]]
+    frame_pool* const pool = pool_of_thread;
+    if (size > max_pooled || allocation_special || !pool) [[unlikely]]
         return allocate_specially(size);
-    return allocate_from(local_pool(), size);
+    return allocate_from(*pool, size);
 }
 
 void note_frame_sizes() noexcept {
@@ -370,13 +396,10 @@ std::size_t frame_memory_mapped() noexcept {
 }
 
 void free_frame(void* frame, std::size_t size) noexcept {
-    if (size > max_pooled) {
-        ::operator delete(frame, size);
-    } else if (allocation_special & special::pool_gone) {
-        free_to_stash(frame, size);
-    } else {
-        free_to(local_pool(), frame, size);
-    }
+    frame_pool* const pool = pool_of_thread;
+    if (size > max_pooled || !pool) [[unlikely]]
+        return free_specially(frame, size);
+    free_to(*pool, frame, size);
 }
 
 #endif

@@ -89,12 +89,8 @@ void task_header::release() noexcept {
     destroy_frame();
 }
 
-void task_header::destroy_frame() {
+void task_header::destroy_frame_with_extras() {
     task_extras* const owned_extras = extras();
-    if (!owned_extras) {
-        frame().destroy();
-        return;
-    }
     // A joiner left behind by a join that saw the task complete mid-install.
     if (task_header* joiner = owned_extras->joiner.load(std::memory_order_relaxed))
         joiner->release();

@@ -233,7 +233,17 @@ struct task_header : lane_entry {
     void release() noexcept;
     /// What release() does at zero. Not noexcept: a destructor in the frame may
     /// throw, and block_on reports that for its root instead of terminating.
-    void destroy_frame();
+    /// Inline: most tasks have no extras, and then it is the frame's destroy.
+    void destroy_frame() {
+        if (has_extras())
+            destroy_frame_with_extras();
+        else
+            frame().destroy();
+    }
+
+  private:
+    /// destroy_frame() of a task with extras, which go after the frame.
+    void destroy_frame_with_extras();
 };
 
 /// Wakes `task` at once, without a waker, when this thread holds the worker
