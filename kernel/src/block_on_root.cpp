@@ -12,7 +12,7 @@ namespace rtkit::detail {
 namespace {
 
 /// Polls the root once, with its context installed. True when it yielded.
-bool poll_root(task_header* root) {
+[[gnu::always_inline]] inline bool poll_root(task_header* root) {
     scoped_task polling(root);
     const bool yielded = root->resume_if_ready();
     if (!root->finished()) after_suspending_poll(*root);
@@ -32,11 +32,26 @@ void mark_root_complete(task_header* root) noexcept {
 
 }  // namespace
 
-void run_root(task_header* root, worker_group& group, worker* driving) {
-    bool cancel_sent = false;
+bool poll_root_once(task_header* root, worker_group& group) {
+    // Shutdown before the first poll: the root unwinds at its first await.
+    if (group.shutting_down())
+        root->home().request_cancel(root, cancel_reason{"runtime shut down"});
+    const bool yielded = poll_root(root);
+    if (root->finished()) {
+        mark_root_complete(root);
+        return true;
+    }
+    if (yielded) set_root_wake(root);
+    return false;
+}
+
+void run_root(task_header* root, worker_group& group, worker* driving, bool polled_once) {
+    // A root already polled once heard about a shutdown begun before that.
+    bool cancel_sent =
+        polled_once && (root->state.load(std::memory_order_relaxed) & task_state::cancel_requested);
     // Not marked woken: the first poll happens unconditionally (no waker can
     // exist before it), which spares a read-modify-write per call.
-    for (bool first_poll = true;; first_poll = false) {
+    for (bool first_poll = !polled_once;; first_poll = false) {
         if (!cancel_sent && group.shutting_down()) {
             // Shutdown while the root runs: it unwinds at its next await point.
             cancel_sent = true;

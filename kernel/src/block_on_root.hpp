@@ -41,7 +41,12 @@ class root_reference {
 /// multi_thread root, or a current_thread root whose worker another thread
 /// holds), the thread sleeps until the root's next wake. When the runtime
 /// begins shutting down, the root is asked once to unwind, and the worker
-/// no longer dispatches for it.
-void run_root(task_header* root, worker_group& group, worker* driving);
+/// no longer dispatches for it. With `polled_once`, it goes on after
+/// poll_root_once() left the root unfinished.
+void run_root(task_header* root, worker_group& group, worker* driving, bool polled_once = false);
+
+/// run_root's first poll on its own, for a caller that may not need the
+/// rest: true when the root finished (and is marked complete).
+bool poll_root_once(task_header* root, worker_group& group);
 
 }  // namespace rtkit::detail

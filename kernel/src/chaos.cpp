@@ -145,6 +145,12 @@ const char* name(site s) noexcept {
             return "runtime_destroying";
         case site::readiness_clearing:
             return "readiness_clearing";
+        case site::reservation_entering:
+            return "reservation_entering";
+        case site::reservation_leaving:
+            return "reservation_leaving";
+        case site::reservation_revoked:
+            return "reservation_revoked";
     }
     return "?";
 }

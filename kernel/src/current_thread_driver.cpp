@@ -57,6 +57,7 @@ class current_thread_driver::loan {
 
 current_thread_driver::current_thread_driver(worker_group& group, region_node& root_region)
     : group_(group), worker_(group.worker_at(0)), root_region_(root_region) {
+    // The background thread revokes a reservation when it takes the worker.
     worker_.park_state().on_wake_resting = [this] {
         start_background();
         std::lock_guard lock(mutex_);
@@ -183,7 +184,8 @@ held_worker current_thread_driver::take_back_when_needed(
     std::unique_lock<sync::detail::spin_lock>& lock) {
     while (true) {
         if (slot_ == slot_state::closed) return nullptr;  // close_slot() retired what it held
-        if (slot_ == slot_state::returned && resting_worker_needs_driving()) {
+        if (slot_ == slot_state::returned && resting_worker_needs_driving() &&
+            !reservation_.revoke()) {
             slot_ = slot_state::background;
             worker_.park_state().clear();
             mark_driven(worker_, true);
@@ -217,8 +219,10 @@ held_worker current_thread_driver::acquire() {
     std::unique_lock lock(mutex_);
     switch (slot_) {
         case slot_state::returned:
-            // Fast path: the previous borrower handed it back and the background
-            // thread has not taken it yet (always so when it came back idle).
+            // Its owner borrows it right now: as good as loaned.
+            if (reservation_.revoke()) return nullptr;
+            // The previous borrower handed it back and the background thread
+            // has not taken it yet (always so when it came back idle).
             slot_ = slot_state::loaned;
             // No fence needed: a submitter that still sees `resting` only makes
             // a spurious notify, and parking later publishes with seq_cst.
@@ -278,7 +282,11 @@ void current_thread_driver::release(held_worker w, bool seen_idle) {
             mark_driven(worker_, false);
             resting_ = idle;
             resting_deadline_ = deadline;
-            if (idle) worker_.park_state().announce(parker::resting);
+            if (idle) {
+                worker_.park_state().announce(parker::resting);
+                if (deadline == no_deadline && !worker_.inbox_may_have_items())
+                    reservation_.grant();
+            }
         }
     }
     // An idle worker rests without a handshake; remote work that raced with the
@@ -319,7 +327,8 @@ void current_thread_driver::close_slot() {
     {
         std::lock_guard lock(mutex_);
         slot_ = slot_state::closed;
-        retired = std::move(held_);
+        // A worker its owner borrows right now is retired by that owner.
+        if (!reservation_.revoke()) retired = std::move(held_);
         changed_.notify_all();
     }
     retired.reset();
@@ -352,16 +361,19 @@ bool current_thread_driver::shutdown() {
 
 std::exception_ptr current_thread_driver::drive(root_reference& reference) {
     const bool nested = handle::driven_at_any_depth(group_);
-    if (!nested && !group_.io().claim_for_this_thread())
-        throw std::logic_error(
-            "block_on from a thread other than this runtime's home thread: its reactor is bound "
-            "to the thread that first drove it (such as uring with single_issuer); call block_on "
-            "on that thread, or configure a reactor that is not bound to one thread");
     task_header* root = reference.get();
     root->start_with_state(task_state::root);
     // The root spawns into the runtime's root region. It is not counted in it:
     // that region only ever closes at shutdown, when no block_on is running.
     root->set_region(&root_region_);
+    // The worker rests reserved for this thread, which passed the checks
+    // below when it took it last.
+    if (!nested && reservation_.try_enter()) return drive_reserved(reference);
+    if (!nested && !group_.io().claim_for_this_thread())
+        throw std::logic_error(
+            "block_on from a thread other than this runtime's home thread: its reactor is bound "
+            "to the thread that first drove it (such as uring with single_issuer); call block_on "
+            "on that thread, or configure a reactor that is not bound to one thread");
 
     if (nested) {
         // Nested in a task or root this thread polls: drive the worker here,
@@ -377,13 +389,7 @@ std::exception_ptr current_thread_driver::drive(root_reference& reference) {
         scoped_driving holder(&driven.get_handle(), driven.group().huge_pages());
         driven.rescue_stranded();
         const std::exception_ptr destructor_error = drive_root_on(driven, reference);
-        // Bounded drain: run what is runnable now, never wait on timers or I/O.
-        if (!driven.has_runnable() && !group_.has_io()) {
-            borrowed.seen_idle();
-        } else {
-            unsigned checks = 0;
-            driven.run_loop_until([&] { return ++checks > post_root_drain_turns; }, true);
-        }
+        drain_after_root(borrowed);
         return destructor_error;
     }
     // Another thread holds the worker: run the root here without it. Its
@@ -393,19 +399,36 @@ std::exception_ptr current_thread_driver::drive(root_reference& reference) {
     return reference.retire();
 }
 
+void current_thread_driver::drain_after_root(loan& borrowed) {
+    worker& driven = borrowed.get();
+    if (!driven.has_runnable() && !group_.has_io()) {
+        borrowed.seen_idle();
+        return;
+    }
+    unsigned checks = 0;
+    driven.run_loop_until([&] { return ++checks > post_root_drain_turns; }, true);
+}
+
 std::exception_ptr current_thread_driver::drive_root_on(worker& w, root_reference& reference) {
     task_header* const root = reference.get();
     // The root is a registered task for the life of the call.
-    w.store().insert_root(root);
-    const std::uint32_t store_index = root->store_index;  // the frame goes before the slot
+    w.store().admit_root(root);
     root->admitted_by = w.index();
-    std::exception_ptr plugin_error;
-    try {
-        run_root(root, group_, &w);
-    } catch (...) {
-        // A plugin threw under the drive (a reactor's poll, a timer's insert).
-        // The root goes as on the normal path; then the caller sees the error.
-        plugin_error = std::current_exception();
+    return finish_root_on(w, reference, false, nullptr);
+}
+
+std::exception_ptr current_thread_driver::finish_root_on(worker& w, root_reference& reference,
+                                                         bool polled_once,
+                                                         std::exception_ptr plugin_error) {
+    task_header* const root = reference.get();
+    if (!plugin_error && !root->finished()) {
+        try {
+            run_root(root, group_, &w, polled_once);
+        } catch (...) {
+            // A plugin threw under the drive (a reactor's poll, a timer's insert).
+            // The root goes as on the normal path; then the caller sees the error.
+            plugin_error = std::current_exception();
+        }
     }
     // Destroying the frame runs user code (its parameters' destructors): like
     // a poll, it gets the root's context, and the root stays registered until
@@ -415,9 +438,75 @@ std::exception_ptr current_thread_driver::drive_root_on(worker& w, root_referenc
         scoped_task retiring(root);
         destructor_error = reference.retire();
     }
-    w.store().remove_root(store_index);
+    w.store().remove_root();
     if (plugin_error) std::rethrow_exception(plugin_error);
     return destructor_error;
+}
+
+std::exception_ptr current_thread_driver::drive_reserved(root_reference& reference) {
+    task_header* const root = reference.get();
+    worker& w = worker_;
+    reservation_.count_borrow();
+    scoped_driving holder(&w.get_handle(), w.group().huge_pages());
+    mark_driven(w, true);
+    w.store().admit_root(root);
+    root->admitted_by = w.index();
+    bool finished = false;
+    std::exception_ptr plugin_error;
+    try {
+        finished = poll_root_once(root, group_);
+    } catch (...) {
+        plugin_error = std::current_exception();  // a timer driver refused the root's timeout
+    }
+    // Resting, the worker had nothing to run, no timer and no I/O: it may rest
+    // on only as it was.
+    if (finished && !plugin_error && !w.has_runnable() && !w.has_armed_timers() &&
+        !group_.has_io()) {
+        std::exception_ptr destructor_error;
+        {
+            scoped_task retiring(root);
+            destructor_error = reference.retire();
+        }
+        w.store().remove_root();
+        mark_driven(w, false);
+        if (reservation_.leave()) hand_over_reserved();
+        return destructor_error;
+    }
+    loan borrowed(*this, loan_reserved());
+    const std::exception_ptr destructor_error =
+        finish_root_on(w, reference, true, std::move(plugin_error));
+    drain_after_root(borrowed);
+    return destructor_error;
+}
+
+held_worker current_thread_driver::loan_reserved() {
+    std::lock_guard lock(mutex_);
+    reservation_.end_mine();
+    // A shutdown that came meanwhile closed the slot and left the worker to
+    // this thread: the loan's return retires it.
+    if (slot_ != slot_state::closed) slot_ = slot_state::loaned;
+    worker_.park_state().clear();
+    return std::move(held_);
+}
+
+void current_thread_driver::hand_over_reserved() {
+    held_worker retired;
+    bool start = false;
+    {
+        std::lock_guard lock(mutex_);
+        reservation_.end_mine();
+        if (slot_ == slot_state::closed)
+            retired = std::move(held_);  // shutdown left it to this thread
+        else
+            start = slot_ == slot_state::returned && resting_worker_needs_driving();
+        changed_.notify_all();
+    }
+    retired.reset();
+    if (start) {
+        start_background();
+        std::lock_guard lock(mutex_);
+        changed_.notify_all();
+    }
 }
 
 }  // namespace rtkit::detail

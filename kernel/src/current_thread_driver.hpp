@@ -13,6 +13,7 @@
 #include "rtkit/sync/spin_lock.hpp"
 #include "runtime_driver.hpp"
 #include "worker.hpp"
+#include "worker_reservation.hpp"
 
 namespace rtkit::detail {
 
@@ -90,6 +91,7 @@ class current_thread_driver final : public runtime_driver {
     /// whose worker another thread holds is polled without it, uncounted.)
     std::size_t roots_running() override { return worker_.store().live_roots(); }
     std::size_t roots_outside_stores() override { return 0; }
+    std::uint64_t reserved_borrows() const override { return reservation_.borrows(); }
 
   private:
     friend struct current_thread_driver_test_access;  // tests force slot states
@@ -119,6 +121,25 @@ class current_thread_driver final : public runtime_driver {
     /// path (a plugin throwing under the drive included) leaves the root
     /// retired and out of the store.
     std::exception_ptr drive_root_on(worker& w, root_reference& reference);
+    /// drive_root_on's second half, for a root in the store already: runs it
+    /// on unless its first poll (`polled_once`) finished it or ended in
+    /// `plugin_error`, then retires it and rethrows that error.
+    std::exception_ptr finish_root_on(worker& w, root_reference& reference, bool polled_once,
+                                      std::exception_ptr plugin_error);
+    /// After the root, with the worker on loan: runs what is runnable now,
+    /// a bounded number of turns, and never waits on timers or I/O.
+    void drain_after_root(loan& borrowed);
+    /// block_on on the worker reserved for this thread (reservation_ entered):
+    /// the root's first poll without the lock; when that finishes it and
+    /// leaves the worker as idle as it was, the worker stays reserved;
+    /// otherwise the borrow becomes an ordinary loan.
+    std::exception_ptr drive_reserved(root_reference& reference);
+    /// Turns this thread's borrow of the reserved worker into a loan.
+    held_worker loan_reserved();
+    /// After a borrow whose reservation was revoked meanwhile: gives the
+    /// worker to whoever wanted it (the background thread, or a shutdown
+    /// that left retiring it to this thread).
+    void hand_over_reserved();
     /// True when a worker resting in the slot must be driven again now.
     bool resting_worker_needs_driving() const;
     /// Closes the slot, wakes every waiter and retires a worker held in the slot
@@ -135,7 +156,10 @@ class current_thread_driver final : public runtime_driver {
     std::condition_variable_any changed_;
     slot_state slot_ = slot_state::background;
     std::thread::id requester_;
-    held_worker held_;      ///< offered or returned worker
+    held_worker held_;  ///< offered or returned worker
+    /// The returned worker, when resting with nothing to wait for, reserved
+    /// for the thread that returned it.
+    worker_reservation reservation_;
     bool resting_ = false;  ///< the returned worker was idle
     /// When the resting worker's earliest timer comes due (no_deadline: none).
     instant resting_deadline_ = no_deadline;

@@ -280,6 +280,7 @@ runtime_metrics runtime::metrics() const {
     runtime_metrics m;
     core_->group->collect(m);
     m.roots_running = core_->flavor->roots_running();
+    m.block_on_reserved_borrows = core_->flavor->reserved_borrows();
     return m;
 }
 

@@ -34,6 +34,8 @@ class runtime_driver {
     virtual std::size_t roots_running() = 0;
     /// Those of them that no worker's store holds.
     virtual std::size_t roots_outside_stores() = 0;
+    /// block_on calls that borrowed a worker reserved for their thread.
+    virtual std::uint64_t reserved_borrows() const { return 0; }
 };
 
 }  // namespace rtkit::detail

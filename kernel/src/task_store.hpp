@@ -51,16 +51,18 @@ class task_store {
         admit(task);
         keep(task);
     }
-    /// insert() for a block_on root while it drives this worker: it is live
-    /// here, but not one of the tasks that tasks_ended() and live_tasks()
-    /// count.
-    void insert_root(task_header* root) {
-        insert(root);
+    /// Counts a block_on root as live here while it drives this worker. It is
+    /// not one of the tasks that tasks_ended() and live_tasks() count, and it
+    /// takes no slot: its block_on call, not a walk of the slots, asks it to
+    /// unwind at shutdown (its region, the runtime's root region, is
+    /// cancelled only then).
+    void admit_root(task_header* root) {
+        admit(root);
         roots_in_.add();
     }
-    /// Forgets a root insert_root() kept at `index`.
-    void remove_root(std::uint32_t index) noexcept {
-        remove(index);
+    /// Forgets a root admit_root() counted.
+    void remove_root() noexcept {
+        remove(no_slot);
         roots_out_.add();
     }
     /// Forgets a task admitted here whose store_index was `index` (no_slot or

@@ -2,6 +2,7 @@
 // the static TLS block of the kernel library, so that reading one on a hot
 // path costs one load. Declared where they are used: thread_context.hpp,
 // task_header.hpp, coop_budget.hpp, task.hpp.
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -20,5 +21,12 @@ __thread std::size_t kept_frame_size_slot __attribute__((tls_model("initial-exec
 __thread handle* driving_slot __attribute__((tls_model("initial-exec"))) = nullptr;
 __thread const scoped_driving* scoped_driving::innermost_driving_scope
     __attribute__((tls_model("initial-exec"))) = nullptr;
+__thread std::uint64_t thread_number_slot __attribute__((tls_model("initial-exec"))) = 0;
+
+std::uint64_t number_this_thread() noexcept {
+    static std::atomic<std::uint64_t> threads_numbered{0};
+    thread_number_slot = threads_numbered.fetch_add(1, std::memory_order_relaxed) + 1;
+    return thread_number_slot;
+}
 
 }  // namespace rtkit::detail

@@ -23,6 +23,18 @@ inline handle* driving() noexcept {
     return driving_slot;
 }
 
+/// This thread's number in the kernel, 0 until it asks (kernel_thread_number).
+extern __thread std::uint64_t thread_number_slot __attribute__((tls_model("initial-exec")));
+/// Gives this thread its number.
+std::uint64_t number_this_thread() noexcept;
+/// 1, 2, ... in the order the threads first ask; never reused, so unlike a
+/// std::thread::id it tells a thread from one that ended before it started.
+/// One load once the thread has its number.
+inline std::uint64_t kernel_thread_number() noexcept {
+    const std::uint64_t n = thread_number_slot;
+    return n ? n : number_this_thread();
+}
+
 /// Installs `task` as the task being polled, for one scope.
 class scoped_task {
   public:

@@ -102,6 +102,10 @@ struct runtime_metrics {
     std::uint64_t injection_queue_depth = 0;
     /// Now: block_on calls running.
     std::uint64_t roots_running = 0;
+    /// block_on calls on a current_thread runtime that borrowed the worker
+    /// reserved for their thread: without a lock, since that thread had
+    /// returned it idle and nobody took it since.
+    std::uint64_t block_on_reserved_borrows = 0;
     /// Now: descriptors registered with the reactor.
     std::uint64_t io_registrations = 0;
 

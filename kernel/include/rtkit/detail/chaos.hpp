@@ -46,6 +46,10 @@ enum class site : std::uint8_t {
     worker_unwinding,        ///< a stopping worker thread unwinds its local tasks (a round)
     runtime_destroying,      ///< the runtime waits out wakes from other threads before it goes
     readiness_clearing,      ///< an I/O operation met EAGAIN; it is about to forget the readiness
+    reservation_entering,  ///< a reserved worker's owner says it borrows; its look at a revocation
+                           ///< follows
+    reservation_leaving,   ///< the owner says its borrow ended; its look at a revocation follows
+    reservation_revoked,   ///< a reservation was revoked; the look at the owner's borrow follows
 };
 
 #ifdef RTKIT_CHAOS
