@@ -31,7 +31,9 @@ void worker::run_loop_until(Stop&& stop, bool return_when_idle, std::size_t poll
 template <class Stop>
 bool worker::poll_before_parking(Stop& stop, duration timeout) {
     const duration polling = group_.poll_before_park();
-    if (polling <= duration{0} || !group_.has_io()) return false;
+    // The virtual clock stands still while a task awaits I/O: a poll bounded
+    // by it would last until the I/O came.
+    if (polling <= duration{0} || !group_.has_io() || clock_.is_virtual()) return false;
     const instant until = now() + (timeout < duration{0} ? polling : std::min(polling, timeout));
     do {
         if (poll_reactor(duration{0}) > 0 || inbox_may_have_items() || stop()) return true;

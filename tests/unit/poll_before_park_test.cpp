@@ -129,3 +129,39 @@ TEST_CASE("poll before park: a wake from another thread ends the polling") {
         CHECK(std::chrono::nanoseconds(resumed_at - fired_at.load()) < 500ms);
     }
 }
+
+TEST_CASE("poll before park: on the virtual clock the worker sleeps without polling") {
+    // The virtual clock stands still while a task awaits I/O, so a poll
+    // bounded by it would never end before the I/O comes.
+    runtime_config config = test::config_with_faulty("reactor");
+    config.clock = "virtual";
+    config.poll_before_park = a_second_of_polling;
+    runtime rt(config);
+    test::plugin_control& reactor = test::control_of("reactor");
+    std::atomic<bool> worker_slept{false};
+    std::atomic<bool> connected{false};
+    rt.block_on([&]() -> task<void> {
+        auto listener = net::tcp_listener::bind(net::socket_address::loopback(0));
+        const int waits_before = reactor.blocking_waits();
+        const std::uint64_t polls_before = rt.metrics().reactor_polls;
+        std::thread client([&, port = listener.local_address().port()] {
+            // Connect once the worker sleeps in the reactor, or once it has
+            // polled far more often than a worker that sleeps at once would.
+            while (reactor.blocking_waits() == waits_before &&
+                   rt.metrics().reactor_polls < polls_before + 10'000)
+                std::this_thread::yield();
+            worker_slept = reactor.blocking_waits() != waits_before;
+            const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+            sockaddr_in a{};
+            a.sin_family = AF_INET;
+            a.sin_port = htons(port);
+            a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+            connected = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+            ::close(fd);
+        });
+        net::tcp_stream accepted = co_await listener.accept();
+        client.join();
+    }());
+    CHECK(connected);
+    CHECK(worker_slept);
+}
