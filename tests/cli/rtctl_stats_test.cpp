@@ -100,6 +100,7 @@ TEST_CASE("--stats=json: one object on stderr's last line with every counter - s
                              "timers_pending",
                              "queued",
                              "roots_running",
+                             "block_on_reserved_borrows",
                              "io_registrations",
                              "workers"}) {
         CAPTURE(name);

@@ -19,17 +19,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-/// Counts its live instances in `alive`: a task's parameter, to see when its
-/// frame goes.
-struct counted {
-    std::atomic<int>* alive;
-    explicit counted(std::atomic<int>& a) : alive(&a) { ++*alive; }
-    counted(counted&& o) noexcept : alive(std::exchange(o.alive, nullptr)) {}
-    ~counted() {
-        if (alive) --*alive;
-    }
-};
-
 /// A root that finishes in its first poll, after blocking its thread there
 /// until `go` is set: the borrow of a reserved worker lasts that long.
 task<int> blocks_first_poll(test::signal_flag& inside, test::signal_flag& go, int value) {
@@ -38,9 +27,23 @@ task<int> blocks_first_poll(test::signal_flag& inside, test::signal_flag& go, in
     co_return value;
 }
 
+/// Runs block_on (of a root that returns 1) on this thread and, on another
+/// thread, `meanwhile` while the root's first poll holds this one.
+template <class F>
+int borrow_while(runtime& rt, F meanwhile) {
+    test::signal_flag inside, go;
+    std::thread other([&] {
+        if (inside.wait_for(10s)) meanwhile();
+        go.set();
+    });
+    const int value = rt.block_on(blocks_first_poll(inside, go, 1));
+    other.join();
+    return value;
+}
+
 /// A task that waits for a notification, then says so. Cancelled while it
 /// waits, it unwinds and its frame goes (nothing else holds it).
-task<void> runs_when_notified(sync::notify& notified, test::signal_flag& ran, counted) {
+task<void> runs_when_notified(sync::notify& notified, test::signal_flag& ran, test::counted) {
     co_await notified.notified();
     ran.set();
 }
@@ -50,7 +53,7 @@ task<void> runs_when_notified(sync::notify& notified, test::signal_flag& ran, co
 void leave_waiting_task(runtime& rt, sync::notify& notified, test::signal_flag& ran,
                         std::atomic<int>& alive) {
     rt.block_on([](sync::notify& n, test::signal_flag& r, std::atomic<int>& a) -> task<void> {
-        (void)spawn(runs_when_notified(n, r, counted(a)));
+        (void)spawn(runs_when_notified(n, r, test::counted(a)));
         co_return;
     }(notified, ran, alive));
     // block_on ran it until it waited.
@@ -108,20 +111,14 @@ TEST_CASE("block_on reservation: a wake from another thread during a borrow is n
     if (!detail::heavy_fence_available()) return;
     runtime rt;
     sync::notify notified;
-    test::signal_flag ran, inside, go;
+    test::signal_flag ran;
     std::atomic<int> alive{0};
     leave_waiting_task(rt, notified, ran, alive);
     reserve_for_this_thread(rt);
     // The wake finds the worker resting while its owner borrows it: the owner
-    // must hand the woken task to the background thread when it leaves.
-    std::thread waker([&] {
-        REQUIRE(inside.wait_for(10s));
-        notified.notify_one();
-        go.set();
-    });
+    // must see the woken task, or hand it to the background thread as it leaves.
     const std::uint64_t before = borrows(rt);
-    CHECK(rt.block_on(blocks_first_poll(inside, go, 5)) == 5);
-    waker.join();
+    CHECK(borrow_while(rt, [&] { notified.notify_one(); }) == 1);
     CHECK(borrows(rt) == before + 1);
     CHECK(ran.wait_for(10s));
 }
@@ -130,16 +127,9 @@ TEST_CASE("block_on reservation: another thread's block_on during a borrow runs 
     if (!detail::heavy_fence_available()) return;
     runtime rt;
     reserve_for_this_thread(rt);
-    test::signal_flag inside, go;
     std::atomic<int> other_result{0};
-    std::thread other([&] {
-        REQUIRE(inside.wait_for(10s));
-        // The worker is borrowed: this root runs without it.
-        other_result = rt.block_on(test::value_of(11));
-        go.set();
-    });
-    CHECK(rt.block_on(blocks_first_poll(inside, go, 10)) == 10);
-    other.join();
+    // The worker is borrowed: the other root runs without it.
+    CHECK(borrow_while(rt, [&] { other_result = rt.block_on(test::value_of(11)); }) == 1);
     CHECK(other_result == 11);
     // The revoked reservation left an ordinary resting worker behind.
     CHECK(rt.block_on(test::value_of(12)) == 12);
@@ -152,17 +142,11 @@ TEST_CASE("block_on reservation: a shutdown during a borrow leaves the worker to
     if (!detail::heavy_fence_available()) return;
     runtime rt;
     sync::notify notified;
-    test::signal_flag ran, inside, go;
+    test::signal_flag ran;
     std::atomic<int> alive{0};
     leave_waiting_task(rt, notified, ran, alive);
     reserve_for_this_thread(rt);
-    std::thread stopper([&] {
-        REQUIRE(inside.wait_for(10s));
-        rt.shutdown();
-        go.set();
-    });
-    CHECK(rt.block_on(blocks_first_poll(inside, go, 3)) == 3);
-    stopper.join();
+    CHECK(borrow_while(rt, [&] { rt.shutdown(); }) == 1);
     // The borrower retired the worker as it left: the waiting task unwound,
     // its frame is gone, once (AddressSanitizer would see a second time).
     CHECK(alive == 0);

@@ -23,17 +23,6 @@ task<std::int64_t> spawn_tree(int depth) {
     co_return l + r;
 }
 
-/// Counts its live instances in `alive`: a task's parameter, to see when its
-/// frame goes.
-struct counted {
-    std::atomic<int>* alive;
-    explicit counted(std::atomic<int>& a) : alive(&a) { ++*alive; }
-    counted(counted&& o) noexcept : alive(std::exchange(o.alive, nullptr)) {}
-    ~counted() {
-        if (alive) --*alive;
-    }
-};
-
 }  // namespace
 
 TEST_CASE("spawn/join: 100 -000 tasks joined in spawn order") {
@@ -161,10 +150,10 @@ TEST_CASE("join: awaiting a handle consumes it and releases the finished task's 
         runtime rt(config);
         std::atomic<int> alive{0};
         rt.block_on([&]() -> task<void> {
-            auto h = spawn([](counted parameter) -> task<int> {
+            auto h = spawn([](test::counted parameter) -> task<int> {
                 co_await yield_now();
                 co_return parameter.alive ? 1 : 0;
-            }(counted(alive)));
+            }(test::counted(alive)));
             CHECK(alive == 1);
             CHECK((co_await std::move(h)).value() == 1);
             // The outcome was taken: the handle is empty and the frame (with its
@@ -190,10 +179,10 @@ TEST_CASE("join: the frame is gone when the await returns - while the completing
     });
     std::atomic<int> alive{0};
     rt.block_on([&]() -> task<void> {
-        auto h = spawn([](counted parameter, test::manual_event& g) -> task<int> {
+        auto h = spawn([](test::counted parameter, test::manual_event& g) -> task<int> {
             co_await g.wait();
             co_return parameter.alive ? 1 : 0;
-        }(counted(alive), gate));
+        }(test::counted(alive), gate));
         // The task completes only once this root waits for it as its joiner.
         std::thread opener([&, record = h.record()] {
             while (!(record->state.load() & detail::task_state::join_waker))

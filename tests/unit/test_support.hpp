@@ -9,6 +9,7 @@
 #include <coroutine>
 #include <functional>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "../support/thread_count.hpp"
@@ -114,6 +115,17 @@ void on_both_flavors(Body&& body) {
 inline task<std::int64_t> value_of(std::int64_t v) {
     co_return v;
 }
+
+/// Counts its live instances in `alive`: a task's parameter, to see when its
+/// frame goes.
+struct counted {
+    std::atomic<int>* alive;
+    explicit counted(std::atomic<int>& a) : alive(&a) { ++*alive; }
+    counted(counted&& o) noexcept : alive(std::exchange(o.alive, nullptr)) {}
+    ~counted() {
+        if (alive) --*alive;
+    }
+};
 
 /// Tasks that each wait for a wake, again and again until told to stop, and
 /// hand their wakers to whoever wants to wake them.
