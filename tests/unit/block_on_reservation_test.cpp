@@ -76,6 +76,20 @@ void reserve_for_this_thread(runtime& rt) {
     REQUIRE(borrows(rt) == before + 1);
 }
 
+/// A runtime whose worker rests reserved for this thread, idle with one task
+/// in its store that waits for `notified`.
+struct reserved_with_waiting_task {
+    runtime rt;
+    sync::notify notified;
+    test::signal_flag ran;      ///< the task ran past its wait
+    std::atomic<int> alive{0};  ///< its frame lives
+
+    reserved_with_waiting_task() {
+        leave_waiting_task(rt, notified, ran, alive);
+        reserve_for_this_thread(rt);
+    }
+};
+
 }  // namespace
 
 TEST_CASE("block_on reservation: the same thread borrows its idle worker again and again") {
@@ -109,18 +123,13 @@ TEST_CASE(
 
 TEST_CASE("block_on reservation: a wake from another thread during a borrow is not lost") {
     if (!detail::heavy_fence_available()) return;
-    runtime rt;
-    sync::notify notified;
-    test::signal_flag ran;
-    std::atomic<int> alive{0};
-    leave_waiting_task(rt, notified, ran, alive);
-    reserve_for_this_thread(rt);
+    reserved_with_waiting_task r;
     // The wake finds the worker resting while its owner borrows it: the owner
     // must see the woken task, or hand it to the background thread as it leaves.
-    const std::uint64_t before = borrows(rt);
-    CHECK(borrow_while(rt, [&] { notified.notify_one(); }) == 1);
-    CHECK(borrows(rt) == before + 1);
-    CHECK(ran.wait_for(10s));
+    const std::uint64_t before = borrows(r.rt);
+    CHECK(borrow_while(r.rt, [&] { r.notified.notify_one(); }) == 1);
+    CHECK(borrows(r.rt) == before + 1);
+    CHECK(r.ran.wait_for(10s));
 }
 
 TEST_CASE("block_on reservation: another thread's block_on during a borrow runs its root") {
@@ -140,18 +149,13 @@ TEST_CASE("block_on reservation: another thread's block_on during a borrow runs 
 
 TEST_CASE("block_on reservation: a shutdown during a borrow leaves the worker to the borrower") {
     if (!detail::heavy_fence_available()) return;
-    runtime rt;
-    sync::notify notified;
-    test::signal_flag ran;
-    std::atomic<int> alive{0};
-    leave_waiting_task(rt, notified, ran, alive);
-    reserve_for_this_thread(rt);
-    CHECK(borrow_while(rt, [&] { rt.shutdown(); }) == 1);
+    reserved_with_waiting_task r;
+    CHECK(borrow_while(r.rt, [&] { r.rt.shutdown(); }) == 1);
     // The borrower retired the worker as it left: the waiting task unwound,
     // its frame is gone, once (AddressSanitizer would see a second time).
-    CHECK(alive == 0);
-    CHECK_FALSE(ran.is_set());
-    CHECK_THROWS_AS(rt.block_on(test::value_of(4)), std::logic_error);
+    CHECK(r.alive == 0);
+    CHECK_FALSE(r.ran.is_set());
+    CHECK_THROWS_AS(r.rt.block_on(test::value_of(4)), std::logic_error);
 }
 
 TEST_CASE("block_on reservation: the worker reserved for a thread that ended goes to the next") {
@@ -169,12 +173,8 @@ namespace {
 /// Holds the borrowing thread at `where` (a reservation chaos site) while
 /// another thread wakes a waiting task, then checks that the task runs.
 void wake_while_owner_at(detail::chaos::site where) {
-    runtime rt;
-    sync::notify notified;
-    test::signal_flag ran, at_site, fired;
-    std::atomic<int> alive{0};
-    leave_waiting_task(rt, notified, ran, alive);
-    reserve_for_this_thread(rt);
+    reserved_with_waiting_task r;
+    test::signal_flag at_site, fired;
     std::atomic<bool> armed{false};
     const std::thread::id owner = std::this_thread::get_id();
     test::chaos_hook hold([&](detail::chaos::site s) {
@@ -184,13 +184,13 @@ void wake_while_owner_at(detail::chaos::site where) {
     });
     std::thread waker([&] {
         REQUIRE(at_site.wait_for(10s));
-        notified.notify_one();
+        r.notified.notify_one();
         fired.set();
     });
     armed = true;
-    CHECK(rt.block_on(test::value_of(6)) == 6);
+    CHECK(r.rt.block_on(test::value_of(6)) == 6);
     waker.join();
-    CHECK(ran.wait_for(10s));
+    CHECK(r.ran.wait_for(10s));
 }
 
 }  // namespace
