@@ -42,6 +42,7 @@ std::vector<counter_row> runtime_rows(const rtkit::runtime_metrics& m) {
             {"inboxes_pending", m.inboxes_pending},
             {"workers_dispatching", m.workers_dispatching},
             {"roots_running", m.roots_running},
+            {"block_on_reserved_borrows", m.block_on_reserved_borrows},
             {"io_registrations", m.io_registrations}};
 }
 

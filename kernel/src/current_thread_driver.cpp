@@ -449,6 +449,9 @@ std::exception_ptr current_thread_driver::drive_reserved(root_reference& referen
     reservation_.count_borrow();
     scoped_driving holder(&w.get_handle(), w.group().huge_pages());
     mark_driven(w, true);
+    // Local tasks of this thread held while another thread drove the worker
+    // run now: queued, they make the borrow a loan below.
+    w.rescue_stranded();
     w.store().admit_root(root);
     root->admitted_by = w.index();
     bool finished = false;
@@ -499,14 +502,11 @@ void current_thread_driver::hand_over_reserved() {
             retired = std::move(held_);  // shutdown left it to this thread
         else
             start = slot_ == slot_state::returned && resting_worker_needs_driving();
-        changed_.notify_all();
     }
     retired.reset();
-    if (start) {
-        start_background();
-        std::lock_guard lock(mutex_);
-        changed_.notify_all();
-    }
+    if (start) start_background();
+    std::lock_guard lock(mutex_);
+    changed_.notify_all();  // whoever revoked may wait for the worker
 }
 
 }  // namespace rtkit::detail
