@@ -461,23 +461,23 @@ std::exception_ptr current_thread_driver::drive_reserved(root_reference& referen
     } catch (...) {
         plugin_error = std::current_exception();  // a timer driver refused the root's timeout
     }
+    if (!finished || plugin_error) {
+        // More than one poll: an ordinary loan from here on.
+        loan borrowed(*this, loan_reserved());
+        const std::exception_ptr destructor_error =
+            finish_root_on(w, reference, true, std::move(plugin_error));
+        drain_after_root(borrowed);
+        return destructor_error;
+    }
+    const std::exception_ptr destructor_error = finish_root_on(w, reference, true, nullptr);
     // Resting, the worker had nothing to run, no timer and no I/O: it may rest
-    // on only as it was.
-    if (finished && !plugin_error && !w.has_runnable() && !w.has_armed_timers() &&
-        !group_.has_io()) {
-        std::exception_ptr destructor_error;
-        {
-            scoped_task retiring(root);
-            destructor_error = reference.retire();
-        }
-        w.store().remove_root();
+    // on only as it was (the root's frame, destroyed above, ran user code too).
+    if (!w.has_runnable() && !w.has_armed_timers() && !group_.has_io()) {
         mark_driven(w, false);
         if (reservation_.leave()) hand_over_reserved();
         return destructor_error;
     }
     loan borrowed(*this, loan_reserved());
-    const std::exception_ptr destructor_error =
-        finish_root_on(w, reference, true, std::move(plugin_error));
     drain_after_root(borrowed);
     return destructor_error;
 }
