@@ -430,16 +430,21 @@ std::exception_ptr current_thread_driver::finish_root_on(worker& w, root_referen
             plugin_error = std::current_exception();
         }
     }
+    const std::exception_ptr destructor_error = retire_root(w, reference);
+    if (plugin_error) std::rethrow_exception(plugin_error);
+    return destructor_error;
+}
+
+std::exception_ptr current_thread_driver::retire_root(worker& w, root_reference& reference) {
     // Destroying the frame runs user code (its parameters' destructors): like
     // a poll, it gets the root's context, and the root stays registered until
     // it is done.
     std::exception_ptr destructor_error;
     {
-        scoped_task retiring(root);
+        scoped_task retiring(reference.get());
         destructor_error = reference.retire();
     }
     w.store().remove_root();
-    if (plugin_error) std::rethrow_exception(plugin_error);
     return destructor_error;
 }
 
@@ -469,7 +474,7 @@ std::exception_ptr current_thread_driver::drive_reserved(root_reference& referen
         drain_after_root(borrowed);
         return destructor_error;
     }
-    const std::exception_ptr destructor_error = finish_root_on(w, reference, true, nullptr);
+    const std::exception_ptr destructor_error = retire_root(w, reference);
     // Resting, the worker had nothing to run, no timer and no I/O: it may rest
     // on only as it was (the root's frame, destroyed above, ran user code too).
     if (!w.has_runnable() && !w.has_armed_timers() && !group_.has_io()) {

@@ -126,6 +126,8 @@ class current_thread_driver final : public runtime_driver {
     /// `plugin_error`, then retires it and rethrows that error.
     std::exception_ptr finish_root_on(worker& w, root_reference& reference, bool polled_once,
                                       std::exception_ptr plugin_error);
+    /// Destroys a finished root's frame with its context, then forgets it.
+    std::exception_ptr retire_root(worker& w, root_reference& reference);
     /// After the root, with the worker on loan: runs what is runnable now,
     /// a bounded number of turns, and never waits on timers or I/O.
     void drain_after_root(loan& borrowed);
