@@ -173,8 +173,14 @@ runtime_clock::mark runtime_clock::mark_before(instant t) const noexcept {
                static_cast<std::uint64_t>(static_cast<double>(ahead_ns) / r.ns_per_cycle_high);
     }
 #endif
-    // Marks are the clock's nanoseconds.
-    return t_ns > 0 ? static_cast<mark>(t_ns) : 0;
+    // Marks are the clock's nanoseconds: `t` itself is exact. Virtual time
+    // moves only when the runtime moves it, so that is all it needs; on the
+    // monotonic clock the answer keeps the contract of the cycle marks (0
+    // once `t` is past, at most a second ahead).
+    if (virtual_) return t_ns > 0 ? static_cast<mark>(t_ns) : 0;
+    const std::int64_t now_ns = monotonic_now().time_since_epoch().count();
+    if (t_ns <= now_ns) return 0;
+    return static_cast<mark>(std::min<std::int64_t>(t_ns, now_ns + 1'000'000'000));
 }
 
 void runtime_clock::advance_to(instant t) noexcept {
