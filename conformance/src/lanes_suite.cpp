@@ -1,8 +1,10 @@
 // The lane policy conformance suite: what any policy must do (every entry
 // comes back exactly once, a steal hands over a batch, ready entries are not
-// starved), and what the policy itself states through rtkit.lanes_fairness.v1
-// (rtkit/lane_policy.hpp): its bound on how long an entry waits, or, for a
-// random policy, that its picks are uniform over the entries it says.
+// starved, and with rtkit.lanes_deferred.v1 neither are deferred ones), and
+// what the policy itself states through rtkit.lanes_fairness.v1 and
+// rtkit.lanes_deferred.v1 (rtkit/lane_policy.hpp): its bound on how long an
+// entry waits, or, for a random policy, that its picks are uniform over the
+// entries it says.
 #include <algorithm>
 #include <cmath>
 #include <deque>
@@ -23,6 +25,7 @@ using detail::require;
 struct fake_task : schedulable {
     int id = 0;
     lane pushed_to = lane::ready;
+    bool deferred = false;  ///< pushed through lanes_deferred::push_deferred
     bool queued = false;
     std::uint64_t pops_at_push = 0;  ///< pops of the policy before this push
     std::size_t bound = 0;           ///< the policy's max_pops_before at this push
@@ -49,6 +52,22 @@ const lanes_fairness* fairness_of(lane_policy& p) {
     return static_cast<const lanes_fairness*>(p.query_interface(lanes_fairness_name));
 }
 
+/// The policy's rtkit.lanes_deferred.v1, or nullptr.
+lanes_deferred* deferred_of(lane_policy& p) {
+    return static_cast<lanes_deferred*>(p.query_interface(lanes_deferred_name));
+}
+
+/// Pushes `t` as the kernel would for `which` (cancel, ready), or as deferred
+/// when `deferred` is set and the policy takes deferred entries.
+void push_as(lane_policy& p, lanes_deferred* d, fake_task& t, lane which, bool deferred) {
+    t.pushed_to = which;
+    t.deferred = deferred && d && which == lane::ready;
+    if (t.deferred)
+        d->push_deferred(&t);
+    else
+        p.push(&t, which);
+}
+
 void empty_policy_pops_nothing(const detail::factory<lane_policy>& make) {
     auto p = make();
     require(p->size() == 0, "size() of a new policy is not 0");
@@ -59,6 +78,7 @@ void empty_policy_pops_nothing(const detail::factory<lane_policy>& make) {
 
 void every_entry_comes_back_exactly_once(const detail::factory<lane_policy>& make) {
     auto p = make();
+    lanes_deferred* const d = deferred_of(*p);
     constexpr int count = 20'000;
     auto tasks = make_tasks(count);
     std::mt19937 random(7);
@@ -74,8 +94,8 @@ void every_entry_comes_back_exactly_once(const detail::factory<lane_policy>& mak
         const unsigned action = random() % 8;
         if (next_push < count && (action < 4 || queued == 0)) {
             fake_task& t = tasks[static_cast<std::size_t>(next_push)];
-            t.pushed_to = random() % 4 == 0 ? lane::cancel : lane::ready;
-            p->push(&t, t.pushed_to);
+            const unsigned kind = random() % 4;
+            push_as(*p, d, t, kind == 0 ? lane::cancel : lane::ready, kind == 1);
             ++next_push;
             ++queued;
         } else if (action == 5) {
@@ -149,32 +169,65 @@ void cancel_stream_does_not_starve_ready(const detail::factory<lane_policy>& mak
                                  text(static_cast<std::uint64_t>(pops)) + " pops");
 }
 
+void ready_stream_does_not_starve_deferred(const detail::factory<lane_policy>& make) {
+    auto p = make();
+    lanes_deferred* const d = deferred_of(*p);
+    if (!d) detail::skip(std::string("the policy does not answer ") + lanes_deferred_name);
+    auto deferred_tasks = make_tasks(10);
+    auto ready_tasks = make_tasks(2);
+    for (auto& t : deferred_tasks)
+        d->push_deferred(&t);
+    for (auto& t : ready_tasks)
+        p->push(&t, lane::ready);
+    // Every ready task popped is pushed again at once: woken tasks without end.
+    int deferred_run = 0;
+    int pops = 0;
+    for (; pops < 100'000 && deferred_run < 10; ++pops) {
+        schedulable* s = p->pop();
+        require(s != nullptr, "pop() returned nothing with tasks queued");
+        if (s == &ready_tasks[0] || s == &ready_tasks[1])
+            p->push(s, lane::ready);
+        else
+            ++deferred_run;
+    }
+    require(deferred_run == 10, "a steady stream of ready tasks starved the deferred ones: " +
+                                    text(static_cast<std::uint64_t>(deferred_run)) +
+                                    " of 10 deferred tasks ran in " +
+                                    text(static_cast<std::uint64_t>(pops)) + " pops");
+}
+
 /// Pushes, pops and steals on a policy while holding every pop to the bound
 /// the policy stated at the entry's push.
 class bound_checker {
   public:
-    bound_checker(lane_policy& p, const lanes_fairness& f) : p_(p), f_(f) {}
+    bound_checker(lane_policy& p, const lanes_fairness& f) : p_(p), f_(f), d_(deferred_of(p)) {}
 
-    void push(fake_task& t, lane which) {
-        t.pushed_to = which;
+    /// Whether the policy takes deferred entries.
+    bool defers() const { return d_ != nullptr; }
+
+    /// Pushes `t` into `which`, or as deferred (when the policy defers).
+    void push(fake_task& t, lane which, bool deferred = false) {
         t.queued = true;
         t.pops_at_push = pops_;
-        t.bound = f_.max_pops_before(which, queued_[0], queued_[1]);
-        ++queued_[index(which)];
-        p_.push(&t, which);
+        push_as(p_, d_, t, which, deferred);
+        t.bound = t.deferred ? d_->max_pops_before_deferred(queued_[0], queued_[1], queued_[2])
+                             : f_.max_pops_before(which, queued_[0], queued_[1]);
+        ++queued_[index(t)];
     }
     /// Pops one entry (nullptr when none), checking its wait against its bound.
     fake_task* pop() {
         schedulable* s = p_.pop();
         if (!s) {
-            require(queued_[0] + queued_[1] == 0, "pop() returned nothing with entries queued");
+            require(queued() == 0, "pop() returned nothing with entries queued");
             return nullptr;
         }
         fake_task& t = leave(s);
         const std::uint64_t waited = pops_ - t.pops_at_push;
         if (waited > t.bound)
             require(false, std::string("an entry pushed into the ") +
-                               (t.pushed_to == lane::cancel ? "cancel" : "ready") +
+                               (t.deferred                    ? "deferred"
+                                : t.pushed_to == lane::cancel ? "cancel"
+                                                              : "ready") +
                                " lane waited " + text(waited) +
                                " pops, more than the bound the policy states (" + text(t.bound) +
                                ")");
@@ -190,22 +243,25 @@ class bound_checker {
             stolen.push_back(&leave(out[i]));
         return stolen;
     }
-    std::size_t queued() const { return queued_[0] + queued_[1]; }
+    std::size_t queued() const { return queued_[0] + queued_[1] + queued_[2]; }
 
   private:
-    static std::size_t index(lane which) { return which == lane::cancel ? 0 : 1; }
+    static std::size_t index(const fake_task& t) {
+        return t.deferred ? 2 : t.pushed_to == lane::cancel ? 0 : 1;
+    }
     fake_task& leave(schedulable* s) {
         fake_task& t = task_of(s);
         require(t.queued, "an entry came back that was not queued");
         t.queued = false;
-        --queued_[index(t.pushed_to)];
+        --queued_[index(t)];
         return t;
     }
 
     lane_policy& p_;
     const lanes_fairness& f_;
+    lanes_deferred* const d_;
     std::uint64_t pops_ = 0;
-    std::size_t queued_[2] = {0, 0};  ///< cancel, ready
+    std::size_t queued_[3] = {0, 0, 0};  ///< cancel, ready, deferred
 };
 
 void stated_wait_bound_holds(const detail::factory<lane_policy>& make) {
@@ -220,30 +276,37 @@ void stated_wait_bound_holds(const detail::factory<lane_policy>& make) {
     std::vector<fake_task*> idle;
     for (auto& t : tasks)
         idle.push_back(&t);
-    auto push_one = [&](lane which) {
+    auto push_one = [&](lane which, bool deferred = false) {
         if (idle.empty()) return;
         fake_task* t = idle.back();
         idle.pop_back();
-        check.push(*t, which);
+        check.push(*t, which, deferred);
     };
     // A cancellation behind queued ready work, then phases of mixed work,
-    // cancel storms (each cancel popped is pushed again) and ready storms.
+    // cancel storms (each cancel popped is pushed again), ready storms, and,
+    // for a policy that defers, storms of woken tasks over deferred ones
+    // (each ready entry popped is pushed again).
     push_one(lane::ready);
     push_one(lane::ready);
     push_one(lane::cancel);
+    push_one(lane::ready, true);
     std::mt19937 random(11);
-    for (int step = 0; step < 60'000; ++step) {
-        const int phase = (step / 2000) % 3;  // mixed, cancel storm, ready storm
+    const int phases = check.defers() ? 4 : 3;
+    for (int step = 0; step < 80'000; ++step) {
+        // mixed, cancel storm, ready storm, woken storm
+        const int phase = (step / 2000) % phases;
         const unsigned action = random() % 16;
         if (action < 6) {
-            const bool cancel = phase == 1 ? action < 5 : phase == 2 ? action == 0 : action < 2;
-            push_one(cancel ? lane::cancel : lane::ready);
+            const bool cancel = phase == 1 ? action < 5 : phase >= 2 ? action == 0 : action < 2;
+            push_one(cancel ? lane::cancel : lane::ready, action % 2 == 1);
         } else if (action == 15) {
             for (fake_task* t : check.steal(1 + random() % 8))
                 idle.push_back(t);
         } else if (fake_task* t = check.pop()) {
             if (phase == 1 && t->pushed_to == lane::cancel)
                 check.push(*t, lane::cancel);
+            else if (phase == 3 && !t->deferred && t->pushed_to == lane::ready)
+                check.push(*t, lane::ready);
             else
                 idle.push_back(t);
         }
@@ -355,9 +418,14 @@ const std::vector<test_case<lane_policy>>& lanes_cases() {
          "and pop does not give them again"},
         {"cancel_stream_does_not_starve_ready", &cancel_stream_does_not_starve_ready,
          "a stream of cancels does not starve ready tasks"},
+        {"ready_stream_does_not_starve_deferred", &ready_stream_does_not_starve_deferred,
+         "a stream of woken tasks does not starve deferred ones (skipped when the policy does "
+         "not answer rtkit.lanes_deferred.v1)"},
         {"stated_wait_bound_holds", &stated_wait_bound_holds,
-         "60,000 steps of mixed work, cancel storms and ready storms: no entry waits more pops "
-         "than `max_pops_before` stated at its push (skipped when the policy states no bound)"},
+         "80,000 steps of mixed work, cancel storms, ready storms and woken storms over deferred "
+         "entries: no entry waits more pops than `max_pops_before` (or "
+         "`max_pops_before_deferred`) stated at its push (skipped when the policy states no "
+         "bound)"},
         {"random_picks_are_uniform", &random_picks_are_uniform,
          "for a random policy: each pop takes one of the `random_window()` queued entries pushed "
          "earliest, and 160,000 picks among 16 entries are uniform, over entries and over "

@@ -61,6 +61,18 @@ void count_wake(handle* here, task_header* task) noexcept {
         .add();
 }
 
+/// Marks the task being polled on this thread, if any, as a spawner: its
+/// next queueing then goes behind what it spawned (task_state::spawner). A
+/// block_on root is never queued, so it is left alone. The first spawn of a
+/// poll pays the locked instruction; the rest see the mark.
+[[gnu::always_inline]] inline void mark_spawner() noexcept {
+    task_header* const parent = current_task();
+    if (!parent) return;
+    const std::uint64_t s = parent->state.load(std::memory_order_relaxed);
+    if (!(s & (task_state::spawner | task_state::root)))
+        parent->state.fetch_or(task_state::spawner, std::memory_order_relaxed);
+}
+
 /// Puts a new task in `region` and sets its state, with `bits` besides.
 /// It is queued as a yielding one is requeued: already `running`, so its
 /// first poll needs no locked state transition (a wake before it only marks
@@ -73,6 +85,7 @@ void count_wake(handle* here, task_header* task) noexcept {
     task->set_region(&region);
     region.enter();
     task->start_with_state(task_state::running | bits);
+    mark_spawner();
 }
 
 /// Where the calling thread's trace records go: the ring of the worker it

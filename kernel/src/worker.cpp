@@ -32,6 +32,7 @@ worker::worker(worker_group& group, std::uint16_t index, std::shared_ptr<timer_d
       parker_(group.io()),
       timers_(std::move(timers)),
       lanes_(std::move(lanes)),
+      deferred_lanes_(static_cast<lanes_deferred*>(lanes_->query_interface(lanes_deferred_name))),
       shared_(false),
       store_(group.huge_pages()),
       activity_(group.activity()->slot(index)) {}
@@ -188,8 +189,11 @@ void worker::run_until_drained(instant deadline) {
     // scheduled -> running (only the winner of the scheduled bit queues a
     // task), unless it was queued still `running`: new, yielded, or woken by
     // its own worker's thread. Only its poller changes that bit.
-    if (!(task->state.load(std::memory_order_relaxed) & running))
-        task->state.fetch_xor(scheduled | running, std::memory_order_acq_rel);
+    // And a spawner mark from its previous poll goes: this poll sets it anew
+    // if it spawns again (only the poller touches that bit).
+    const std::uint64_t s = task->state.load(std::memory_order_relaxed);
+    const std::uint64_t flip = ((s & running) ? 0 : scheduled | running) | (s & spawner);
+    if (flip) task->state.fetch_xor(flip, std::memory_order_acq_rel);
     // Its first poll: from now on it needs a store slot, where shutdown and
     // region cancellation look.
     if (task->store_index == task_store::no_slot) start_first_poll(task);
@@ -208,11 +212,11 @@ void worker::run_until_drained(instant deadline) {
         // A timer driver refused a timeout's timer: the error goes to whoever
         // drives this worker, and the task stays an ordinary suspended one
         // that a wake or a cancellation still reaches.
-        yielded ? push(task) : after_suspend(task);
+        yielded ? push(task, true) : after_suspend(task);
         throw;
     }
     if (yielded) {
-        push(task);  // still `running`
+        push(task, true);  // still `running`
         return;
     }
     after_suspend(task);

@@ -74,8 +74,10 @@ class worker {
     /// Registers a spawned task (already marked scheduled) and queues it.
     void admit(task_header* task);
     /// Queues a registered task in the lane its state asks for: cancel when
-    /// a cancellation is pending, ready otherwise.
-    void push(task_header* task) noexcept;
+    /// a cancellation is pending; deferred when it was never polled or
+    /// spawned in its latest poll (and the policy has rtkit.lanes_deferred.v1);
+    /// ready otherwise. `yielded`: its poll just yielded, which defers it too.
+    void push(task_header* task, bool yielded = false) noexcept;
     /// A task taken from a queue (the injector, an inbox): admits a new spawn,
     /// pushes a woken task.
     void take_in(task_header* task);
@@ -307,9 +309,9 @@ class worker {
     /// running -> idle, in one compare-exchange; or, when a wake marked the
     /// task notified meanwhile, requeues it still running, as a yield does.
     void mark_idle_or_requeue(task_header* task) noexcept;
-    /// Queues `task` in the lane its state asks for, under the lanes lock
-    /// (when shared_); the caller counts it in queued_.
-    void queue_held(task_header* task) noexcept;
+    /// Queues `task` in the lane its state asks for (push), under the lanes
+    /// lock (when shared_); the caller counts it in queued_.
+    void queue_held(task_header* task, bool yielded = false) noexcept;
     /// Counts an entry pushed into the lanes (under the lanes lock).
     void count_push() noexcept;
 
@@ -321,6 +323,9 @@ class worker {
     // Declared before the store so they outlive the tasks' unwinding.
     std::shared_ptr<timer_driver> timers_;
     std::shared_ptr<lane_policy> lanes_;
+    /// The policy's rtkit.lanes_deferred.v1, or null: then deferred tasks go
+    /// to its ready lane.
+    lanes_deferred* const deferred_lanes_;
     /// Taken around every call on `lanes_` when other workers may steal, and
     /// around the store when other workers may remove what they finished.
     sync::detail::spin_lock lanes_lock_;
@@ -366,19 +371,28 @@ class worker {
 
 // Inline: wakes on the worker's own thread push from other files, and a
 // call per wake was a noticeable part of a channel round trip.
-inline void worker::push(task_header* task) noexcept {
+inline void worker::push(task_header* task, bool yielded) noexcept {
     RTKIT_CHAOS_POINT(lanes_pushing);
     if (shared_) lanes_lock_.lock();
-    queue_held(task);
+    queue_held(task, yielded);
     count_push();
     if (shared_) lanes_lock_.unlock();
 }
 
-inline void worker::queue_held(task_header* task) noexcept {
+inline void worker::queue_held(task_header* task, bool yielded) noexcept {
     const std::uint64_t state = task->state.load(std::memory_order_relaxed);
-    const bool cancel = state & task_state::cancel_requested;
-    lanes_->push(entry_to_queue(task, state), cancel ? lane::cancel : lane::ready);
-    task->lanes_of.store(cancel ? (index_ | in_cancel_lane) : index_, std::memory_order_relaxed);
+    if (state & task_state::cancel_requested) [[unlikely]] {
+        lanes_->push(entry_to_queue(task, state), lane::cancel);
+        task->lanes_of.store(index_ | in_cancel_lane, std::memory_order_relaxed);
+        return;
+    }
+    const bool deferred = yielded || (state & task_state::spawner) ||
+                          task->store_index == task_store::no_slot;  // never polled
+    if (deferred && deferred_lanes_)
+        deferred_lanes_->push_deferred(task);
+    else
+        lanes_->push(task, lane::ready);
+    task->lanes_of.store(index_, std::memory_order_relaxed);
 }
 
 inline void worker::count_push() noexcept {

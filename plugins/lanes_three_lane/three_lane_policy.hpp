@@ -1,5 +1,6 @@
 #pragma once
-// rtkit_lanes::three_lane_policy: the cancel lane first, then ready, with a streak limit.
+// rtkit_lanes::three_lane_policy: cancel first, then woken tasks, then deferred ones, with streak
+// limits.
 #include <cstdint>
 
 #include "rtkit/lane_policy.hpp"
@@ -7,32 +8,38 @@
 
 namespace rtkit_lanes {
 
-/// Two lanes served in priority order: cancel (unwind soon), then ready (FIFO).
+/// Three lanes served in priority order: cancel (unwind soon), ready (woken
+/// tasks, FIFO), deferred (new, yielded and spawning tasks, FIFO; the kernel
+/// sorts them through rtkit.lanes_deferred.v1).
 ///
-/// Both are intrusive FIFO lists through schedulable::lane_next, so nothing
+/// All are intrusive FIFO lists through schedulable::lane_next, so nothing
 /// allocates.
 ///
-/// Fairness: after `cancel_streak_limit` (L) consecutive cancel pops, one
-/// waiting ready task runs before the next cancel task, and the streak
-/// restarts. So a cancel entry with c entries ahead in its lane waits at most
-/// c + 1 + c / L pops (the cancel entries ahead, one ready task per L of them,
-/// and one more if the streak was spent when it came), however many ready
-/// tasks wait; and a ready entry with r ahead in its lane waits at most
-/// r + (r + 1) * L pops, however many cancellations stream in.
-class three_lane_policy final : public rtkit::lane_policy, public rtkit::lanes_fairness {
+/// Fairness, with L = `cancel_streak_limit` and M = `ready_streak_limit`:
+/// after L consecutive cancel pops, a waiting ready or deferred entry runs
+/// before the next cancel entry; after M consecutive ready pops, a waiting
+/// deferred entry runs before the next ready one. Each streak restarts when
+/// another lane gets its turn. The bounds this gives, in pops, are
+/// max_pops_before() and max_pops_before_deferred() (README.md derives them).
+class three_lane_policy final : public rtkit::lane_policy,
+                                public rtkit::lanes_fairness,
+                                public rtkit::lanes_deferred {
   public:
     explicit three_lane_policy(const rtkit::plugin_options& options);
-    explicit three_lane_policy(std::uint32_t cancel_streak_limit);
+    three_lane_policy(std::uint32_t cancel_streak_limit, std::uint32_t ready_streak_limit);
 
     void push(rtkit::schedulable* entry, rtkit::lane which) noexcept override;
+    void push_deferred(rtkit::schedulable* entry) noexcept override;
     rtkit::schedulable* pop() noexcept override;
     std::size_t steal(rtkit::schedulable** out, std::size_t max) noexcept override;
     std::size_t size() const noexcept override { return size_; }
 
-    /// The bound stated above, through rtkit.lanes_fairness.v1.
+    /// rtkit.lanes_fairness.v1 and rtkit.lanes_deferred.v1.
     void* query_interface(const char* name) noexcept override;
     std::size_t max_pops_before(rtkit::lane which, std::size_t cancel_queued,
                                 std::size_t ready_queued) const noexcept override;
+    std::size_t max_pops_before_deferred(std::size_t cancel_queued, std::size_t ready_queued,
+                                         std::size_t deferred_queued) const noexcept override;
     std::size_t random_window() const noexcept override { return 0; }
 
   private:
@@ -60,9 +67,12 @@ class three_lane_policy final : public rtkit::lane_policy, public rtkit::lanes_f
 
     fifo cancel_;
     fifo ready_;
+    fifo deferred_;
     std::size_t size_ = 0;
     std::uint32_t cancel_streak_ = 0;  ///< consecutive cancel pops so far
+    std::uint32_t ready_streak_ = 0;   ///< consecutive ready pops so far
     std::uint32_t cancel_streak_limit_;
+    std::uint32_t ready_streak_limit_;
 };
 
 }  // namespace rtkit_lanes

@@ -134,7 +134,8 @@ TEST_CASE("config show - defaults filled in and each value's origin") {
                        "plugin = \"three_lane\"  # default\n"
                        "\n"
                        "[lanes.three_lane]\n"
-                       "cancel_streak_limit = 16  # default of plugin three_lane\n");
+                       "cancel_streak_limit = 16  # default of plugin three_lane\n"
+                       "ready_streak_limit = 16   # default of plugin three_lane\n");
 }
 
 TEST_CASE("config show --set - a value in TOML syntax is read as TOML") {
@@ -195,7 +196,7 @@ TEST_CASE("plugins list - name kind version ABI file and description of each bui
     CHECK(contains(out, "\nepoll       reactor  1.0.0    2.0  PLUGINS/rtkit_reactor_epoll.so"));
     CHECK(contains(out, "\nwheel       timer    1.1.0    2.0  PLUGINS/rtkit_timer_wheel.so"));
     CHECK(contains(out, "\nheap        timer    1.0.0    2.0  PLUGINS/rtkit_timer_heap.so"));
-    CHECK(contains(out, "\nthree_lane  lanes    2.2.0    2.0  PLUGINS/rtkit_lanes_three_lane.so"));
+    CHECK(contains(out, "\nthree_lane  lanes    2.3.0    2.0  PLUGINS/rtkit_lanes_three_lane.so"));
     CHECK(contains(out, "\nfifo        lanes    1.0.0    2.0  PLUGINS/rtkit_lanes_fifo.so"));
     CHECK(contains(out, "\nlab         lanes    1.0.0    2.0  PLUGINS/rtkit_lanes_lab.so"));
     CHECK(contains(out, "edge-triggered epoll readiness reactor with an eventfd wake"));
@@ -240,7 +241,7 @@ TEST_CASE("plugins info - the descriptor and every option") {
     const std::string out = replace_all(r.out, plugin_dir, "PLUGINS");
     CHECK(out.rfind("name:         three_lane\n"
                     "kind:         lanes\n"
-                    "version:      2.2.0\n"
+                    "version:      2.3.0\n"
                     "ABI:          2.0\n"
                     "file:         PLUGINS/rtkit_lanes_three_lane.so\n",
                     0) == 0);

@@ -44,9 +44,16 @@ rtkit::conformance::report run_timer_suite_but_the_million(const std::filesystem
     return rtkit::conformance::detail::run_cases(file, options, cases);
 }
 
-std::shared_ptr<rtkit::lane_policy> three_lane(std::int64_t cancel_limit) {
+std::shared_ptr<rtkit::lane_policy> three_lane(std::int64_t cancel_limit,
+                                               std::int64_t ready_limit = 16) {
     return rtkit::plugin_loader().create_by_name<rtkit::lane_policy>(
-        "three_lane", {{"cancel_streak_limit", cancel_limit}});
+        "three_lane", {{"cancel_streak_limit", cancel_limit}, {"ready_streak_limit", ready_limit}});
+}
+
+rtkit::lanes_deferred& deferred_of(rtkit::lane_policy& p) {
+    auto* d = static_cast<rtkit::lanes_deferred*>(p.query_interface(rtkit::lanes_deferred_name));
+    REQUIRE(d != nullptr);
+    return *d;
 }
 
 }  // namespace
@@ -127,6 +134,41 @@ TEST_CASE("three_lane: cancel_streak_limit cancel pops - then one waiting ready 
         p->push(&tasks[i], rtkit::lane::ready);
     }
     CHECK(pop_order(*p) == "CCCRCCCRCCCC");
+}
+
+TEST_CASE("three_lane passes its suite with a ready streak limit of 1") {
+    check_passed(rtkit::conformance::run_lanes_conformance(
+        plugin_dir / "rtkit_lanes_three_lane.so", {{"ready_streak_limit", std::int64_t{1}}}));
+}
+
+TEST_CASE("three_lane: woken before deferred - ready_streak_limit ready pops then one deferred") {
+    auto p = three_lane(3, 2);
+    std::vector<task> tasks(9);
+    for (int i = 0; i < 3; ++i) {
+        tasks[i].lane_tag = 'D';
+        deferred_of(*p).push_deferred(&tasks[i]);
+    }
+    for (int i = 3; i < 8; ++i) {
+        tasks[i].lane_tag = 'R';
+        p->push(&tasks[i], rtkit::lane::ready);
+    }
+    tasks[8].lane_tag = 'C';
+    p->push(&tasks[8], rtkit::lane::cancel);
+    CHECK(pop_order(*p) == "CRRDRRDRD");
+}
+
+TEST_CASE("three_lane: steal takes cancel then ready then deferred entries") {
+    auto p = three_lane(16);
+    std::vector<task> tasks(3);
+    deferred_of(*p).push_deferred(&tasks[0]);
+    p->push(&tasks[1], rtkit::lane::ready);
+    p->push(&tasks[2], rtkit::lane::cancel);
+    rtkit::schedulable* out[3];
+    REQUIRE(p->steal(out, 3) == 3);
+    CHECK(out[0] == &tasks[2]);
+    CHECK(out[1] == &tasks[1]);
+    CHECK(out[2] == &tasks[0]);
+    CHECK(p->size() == 0);
 }
 
 TEST_CASE("three_lane: the ready lane is first in first out") {
@@ -237,11 +279,14 @@ TEST_CASE("fairness: the built-in policies state their bounds through rtkit.lane
         REQUIRE(f != nullptr);
         return f;
     };
-    // three_lane, L = 3: a cancel entry behind 6 cancels waits 6 + 1 + 6 / 3;
-    // a ready entry behind 2 ready ones 2 + 3 * 3.
-    auto three = three_lane(3);
+    // three_lane, L = 3 and M = 4: a cancel entry behind 6 cancels waits
+    // 6 + 1 + 6 / 3; a ready entry behind 9 ready ones, with d = 1 + 9 / 4
+    // deferred turns among them, (9 + d) + (9 + d + 1) * 3; a deferred entry
+    // behind 2 deferred ones (2 + 1) * (4 + 1) * (3 + 1) - 1.
+    auto three = three_lane(3, 4);
     CHECK(fairness(*three)->max_pops_before(rtkit::lane::cancel, 6, 100) == 9);
-    CHECK(fairness(*three)->max_pops_before(rtkit::lane::ready, 100, 2) == 11);
+    CHECK(fairness(*three)->max_pops_before(rtkit::lane::ready, 100, 9) == 12 + 13 * 3);
+    CHECK(deferred_of(*three).max_pops_before_deferred(100, 100, 2) == 59);
     CHECK(fairness(*three)->random_window() == 0);
     auto fifo = lanes("fifo");
     CHECK(fairness(*fifo)->max_pops_before(rtkit::lane::cancel, 6, 100) == 106);

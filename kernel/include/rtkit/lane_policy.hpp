@@ -101,4 +101,43 @@ class lanes_fairness {
     ~lanes_fairness() = default;
 };
 
+/// The name under which a lane policy answers query_interface() with a
+/// lanes_deferred*.
+inline constexpr const char* lanes_deferred_name = "rtkit.lanes_deferred.v1";
+
+/// An extension of lane_policy (version 1): the kernel tells a task that was
+/// woken (what it waited for came: a timer, I/O, a message, a join) from one
+/// that can wait behind woken tasks, called deferred:
+///  - a task not polled yet;
+///  - a task that yielded (yield_now, or a spent cooperative budget);
+///  - a task that spawned tasks in its latest poll, so that a spawner waits
+///    behind what it spawned and cannot outrun it.
+/// A policy that answers gets those through push_deferred(), and everything
+/// else without a cancellation request through push(entry, lane::ready), so it
+/// can run woken tasks first: the time from an event to the task that waited
+/// for it is what users see as latency. Without this interface deferred tasks
+/// go to push(entry, lane::ready) like the rest. A task with a pending
+/// cancellation request always goes to push(entry, lane::cancel).
+///
+/// Threads and rules as for lane_policy: the entry comes back exactly once,
+/// through pop() or steal(); a thief queues it again as the kernel sees it
+/// then (a stolen yielded task counts as woken).
+class lanes_deferred {
+  public:
+    /// Queues `entry`, which is not queued anywhere now, as deferred.
+    virtual void push_deferred(schedulable* entry) noexcept = 0;
+
+    /// As lanes_fairness::max_pops_before, for an entry pushed through
+    /// push_deferred() when `cancel_queued`, `ready_queued` and
+    /// `deferred_queued` entries were queued: the most pop()s that return
+    /// other entries before the one that returns it, whatever is pushed after
+    /// it, or lanes_fairness::no_bound.
+    virtual std::size_t max_pops_before_deferred(std::size_t cancel_queued,
+                                                 std::size_t ready_queued,
+                                                 std::size_t deferred_queued) const noexcept = 0;
+
+  protected:
+    ~lanes_deferred() = default;
+};
+
 }  // namespace rtkit

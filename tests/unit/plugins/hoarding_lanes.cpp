@@ -24,7 +24,7 @@ class hoarding_lanes final : public rtkit::lane_policy {
     std::size_t size() const noexcept override { return lanes_.size(); }
 
   private:
-    rtkit_lanes::three_lane_policy lanes_{16};
+    rtkit_lanes::three_lane_policy lanes_{16, 16};
 };
 
 constexpr rtkit_plugin_descriptor hoarding_lanes_descriptor =

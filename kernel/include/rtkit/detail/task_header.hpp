@@ -66,6 +66,10 @@ inline constexpr std::uint64_t stand_in = 1ull << 12;
 /// that a wait nothing can end is seen (kernel/src/lost_wakes.hpp). Set before
 /// any other thread sees the task.
 inline constexpr std::uint64_t traced = 1ull << 13;
+/// Spawned a task during its current or latest poll: its next queueing is
+/// deferred behind what it spawned (rtkit.lanes_deferred.v1). Set and cleared
+/// only by the task's poller.
+inline constexpr std::uint64_t spawner = 1ull << 14;
 /// The high half of the state word counts references: this is one.
 inline constexpr std::uint64_t one_ref = 1ull << 32;
 inline constexpr std::uint64_t refs_mask = ~0ull << 32;
