@@ -5,6 +5,7 @@
 #include <array>
 #include <atomic>
 #include <cstddef>
+#include <vector>
 
 #include "../support/deadlock_watchdog.hpp"
 #include "rtkit/detail/coop_budget.hpp"
@@ -93,6 +94,32 @@ task<std::size_t> reads_until(std::atomic<bool>& stop) {
     co_return n;
 }
 
+task<void> finishes_at_once(std::size_t& finished) {
+    ++finished;
+    co_return;
+}
+
+task<std::size_t> joins_until(std::atomic<bool>& stop) {
+    std::vector<join_handle<void>> finished;
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < plenty; ++i)
+        finished.push_back(spawn(finishes_at_once(count)));
+    // Let them all finish: every join below then completes at once.
+    while (count < plenty)
+        co_await yield_now();
+    auto other = spawn(raises(stop));
+    std::size_t n = 0;
+    for (auto& h : finished) {
+        if (stop) break;
+        co_await std::move(h);
+        ++n;
+    }
+    co_await std::move(other);
+    for (auto& h : finished)
+        if (h.record()) co_await std::move(h);
+    co_return n;
+}
+
 /// Runs `busy` as a task on each one-worker flavor: the other task, queued
 /// behind it, must have run before `busy` passed a budget's worth of awaits.
 void other_task_runs_within_budget(task<std::size_t> (*busy)(std::atomic<bool>&)) {
@@ -128,6 +155,38 @@ TEST_CASE("coop budget: a task taking permits that are always free lets the othe
 
 TEST_CASE("coop budget: a reader of a pipe that always has data lets the other tasks run") {
     other_task_runs_within_budget(reads_until);
+}
+
+TEST_CASE("coop budget: a task joining tasks that have finished lets the other tasks run") {
+    other_task_runs_within_budget(joins_until);
+}
+
+TEST_CASE("coop budget: a block_on root joining finished tasks lets the worker run between") {
+    // On current_thread the root is polled by block_on's caller between the
+    // worker's batches (which also fire due timers): without the budget it
+    // joins them all in one poll, and the worker's other tasks and its
+    // timers wait until it is done (a sleep_storm's late tail).
+    runtime rt;
+    std::atomic<bool> other_ran{false};
+    std::size_t joined = 0;
+    rt.block_on([&]() -> task<void> {
+        std::vector<join_handle<void>> finished;
+        std::size_t count = 0;
+        for (std::size_t i = 0; i < plenty; ++i)
+            finished.push_back(spawn(finishes_at_once(count)));
+        while (count < plenty)
+            co_await yield_now();
+        auto other = spawn(raises(other_ran));
+        for (auto& h : finished) {
+            if (other_ran) break;
+            co_await std::move(h);
+            ++joined;
+        }
+        co_await std::move(other);
+        for (auto& h : finished)
+            if (h.record()) co_await std::move(h);
+    }());
+    CHECK(joined <= detail::coop_budget);
 }
 
 TEST_CASE("coop budget: a task looping on closed channels does not keep its worker from stopping") {

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "rtkit/detail/chaos.hpp"
+#include "rtkit/detail/coop_budget.hpp"
 #include "rtkit/detail/handle.hpp"
 #include "rtkit/detail/task_extras.hpp"
 #include "rtkit/task.hpp"
@@ -100,9 +101,18 @@ class [[nodiscard]] join_handle {
       public:
         explicit awaiter(join_handle& owner) noexcept : leaf_check{&leaf_ready}, owner_(owner) {}
         bool await_ready() const noexcept {
-            return detail::join_finished(owner_.task_) || detail::cancel_pending();
+            if (detail::cancel_pending()) return true;
+            // A finished task is joined at once, within the cooperative
+            // budget: a task joining thousands of finished ones lets timers,
+            // I/O and the other tasks in every so often.
+            return detail::join_finished(owner_.task_) &&
+                   detail::coop_continue(detail::current_task());
         }
         bool await_suspend(std::coroutine_handle<>) {
+            if (detail::join_finished(owner_.task_)) {  // the budget is spent: a yield
+                detail::suspend_as_yield();
+                return true;
+            }
             if (!detail::join_install_waker(owner_.task_)) return false;
             detail::task_header* self = detail::current_task();
             self->leaf = this;
