@@ -89,18 +89,23 @@ void timer_heap::release(std::uint32_t index) noexcept {
 }
 
 rtkit::timer_handle timer_heap::insert(rtkit::instant deadline, rtkit::waker w) {
-    // Both steps that may throw come before the heap changes.
-    if (heap_.size() == heap_.capacity()) heap_.reserve(heap_.size() < 16 ? 16 : 2 * heap_.size());
+    // Both steps that may throw come before the heap changes: its new last
+    // node is a placeholder until sift_up fills it.
+    heap_.emplace_back();
     std::uint32_t index = free_head_;
     if (index == nil) {
-        slab_.emplace_back();
+        try {
+            slab_.emplace_back();
+        } catch (...) {
+            heap_.pop_back();
+            throw;
+        }
         index = static_cast<std::uint32_t>(slab_.size() - 1);
     } else {
         free_head_ = slab_[index].next_free;
     }
     entry& e = slab_[index];
     e.waker = std::move(w);
-    heap_.push_back({});
     sift_up(heap_.size() - 1, node{deadline.time_since_epoch().count(), inserted_++, index});
     return index | (std::uint64_t{e.generation} << 32);
 }

@@ -2,9 +2,9 @@
 // rtkit_heap::timer_heap: a d-ary heap timer driver, in exact deadline order.
 #include <cstdint>
 #include <optional>
-#include <vector>
 
 #include "rtkit/clock.hpp"
+#include "rtkit/detail/block_array.hpp"
 #include "rtkit/plugin.hpp"
 #include "rtkit/timer_driver.hpp"
 
@@ -63,8 +63,8 @@ class timer_heap final : public rtkit::timer_driver, public rtkit::timer_clock_b
 
     const rtkit::clock_source* clock_ = nullptr;  ///< the runtime's, once bound
     std::size_t arity_;
-    std::vector<node> heap_;
-    std::vector<entry> slab_;
+    rtkit::detail::block_array<node> heap_;
+    rtkit::detail::block_array<entry> slab_;
     std::uint32_t free_head_ = nil;
     std::uint64_t inserted_ = 0;
 };

@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <vector>
 
 #include "rtkit/clock.hpp"
+#include "rtkit/detail/block_array.hpp"
 #include "rtkit/plugin.hpp"
 #include "rtkit/timer_driver.hpp"
 
@@ -118,7 +118,7 @@ class timing_wheel final : public rtkit::timer_driver, public rtkit::timer_clock
     /// differing from the current tick's is b (without a division per insert).
     std::array<std::uint8_t, 64> level_of_bit_{};
     std::uint64_t elapsed_ = 0;  ///< the current tick: every earlier tick has been processed
-    std::vector<entry> slab_;
+    rtkit::detail::block_array<entry> slab_;
     std::uint32_t free_head_ = nil;
     std::size_t armed_ = 0;
     /// slots_[level * max_slots_per_level + slot]: each slot's entries.
