@@ -168,24 +168,7 @@ TEST_CASE("coop budget: a block_on root joining finished tasks lets the worker r
     // timers wait until it is done (a sleep_storm's late tail).
     runtime rt;
     std::atomic<bool> other_ran{false};
-    std::size_t joined = 0;
-    rt.block_on([&]() -> task<void> {
-        std::vector<join_handle<void>> finished;
-        std::size_t count = 0;
-        for (std::size_t i = 0; i < plenty; ++i)
-            finished.push_back(spawn(finishes_at_once(count)));
-        while (count < plenty)
-            co_await yield_now();
-        auto other = spawn(raises(other_ran));
-        for (auto& h : finished) {
-            if (other_ran) break;
-            co_await std::move(h);
-            ++joined;
-        }
-        co_await std::move(other);
-        for (auto& h : finished)
-            if (h.record()) co_await std::move(h);
-    }());
+    const std::size_t joined = rt.block_on(joins_until(other_ran));
     CHECK(joined <= detail::coop_budget);
 }
 
