@@ -70,7 +70,7 @@ class three_lane_policy final : public rtkit::lane_policy,
     fifo deferred_;
     std::size_t size_ = 0;
     std::uint32_t cancel_streak_ = 0;  ///< consecutive cancel pops so far
-    std::uint32_t ready_streak_ = 0;   ///< consecutive ready pops so far
+    std::uint32_t ready_streak_ = 0;   ///< consecutive ready pops while a deferred entry waited
     std::uint32_t cancel_streak_limit_;
     std::uint32_t ready_streak_limit_;
 };
