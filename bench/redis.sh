@@ -13,9 +13,10 @@
 # --adaptive-poll) and on epoll with the multi_thread flavor and 2 workers
 # (rtkit_mt2); and on epoll polling the reactor for a fixed POLL_US
 # microseconds (default 50) before it sleeps (rtkit_epoll_poll:
-# runtime.poll_before_park_us), not polling (rtkit_epoll_nopoll:
-# --adaptive-poll no), or adapting along POLL_CURVE (rtkit_epoll_curve:
-# --adaptive-poll-curve, default 5,20,8). Each pass
+# runtime.poll_before_park_us; rtkit_epoll_poll:N polls N), not polling
+# (rtkit_epoll_nopoll: --adaptive-poll no), or adapting along POLL_CURVE
+# (rtkit_epoll_curve: --adaptive-poll-curve, default 2,10,8;
+# rtkit_epoll_curve:S,L,N follows S,L,N). Each pass
 # starts every server afresh and then, for each pipeline depth (-P 1, -P 16)
 # and test (ping_inline, ping_mbulk, set, get: -t ping,set,get split so that
 # each has its own CPU figure), runs `redis-benchmark -c 50` once against each
@@ -74,23 +75,27 @@ server_command() {
     redis) cmd=("$REDIS_SERVER" --port "$2" --save '' --appendonly no --bind 127.0.0.1) ;;
     rtkit_epoll) cmd=("$MINI_REDIS" --port "$2" --set reactor.plugin=epoll --set reactor.strict=true) ;;
     rtkit_uring) cmd=("$MINI_REDIS" --port "$2" --set reactor.plugin=uring --set reactor.strict=true) ;;
-    rtkit_epoll_poll)
+    rtkit_epoll_poll | rtkit_epoll_poll:*)
+      local us="${1#rtkit_epoll_poll:}"
+      [[ "$us" != "$1" ]] || us="${POLL_US:-50}"
       cmd=("$MINI_REDIS" --port "$2" --set reactor.plugin=epoll --set reactor.strict=true
-           --set "runtime.poll_before_park_us=${POLL_US:-50}")
+           --set "runtime.poll_before_park_us=$us")
       ;;
     rtkit_epoll_nopoll)
       cmd=("$MINI_REDIS" --port "$2" --set reactor.plugin=epoll --set reactor.strict=true
            --adaptive-poll no)
       ;;
-    rtkit_epoll_curve)
+    rtkit_epoll_curve | rtkit_epoll_curve:*)
+      local curve="${1#rtkit_epoll_curve:}"
+      [[ "$curve" != "$1" ]] || curve="${POLL_CURVE:-2,10,8}"
       cmd=("$MINI_REDIS" --port "$2" --set reactor.plugin=epoll --set reactor.strict=true
-           --adaptive-poll-curve "${POLL_CURVE:-5,20,8}")
+           --adaptive-poll-curve "$curve")
       ;;
     rtkit_mt2)
       cmd=("$MINI_REDIS" --port "$2" --set reactor.plugin=epoll --set runtime.flavor=multi_thread
            --set runtime.workers=2)
       ;;
-    *) echo "redis.sh: unknown server '$1' (known: redis rtkit_epoll rtkit_uring rtkit_mt2 rtkit_epoll_poll rtkit_epoll_nopoll rtkit_epoll_curve)" >&2; exit 2 ;;
+    *) echo "redis.sh: unknown server '$1' (known: redis rtkit_epoll rtkit_uring rtkit_mt2 rtkit_epoll_poll[:N] rtkit_epoll_nopoll rtkit_epoll_curve[:S,L,N])" >&2; exit 2 ;;
   esac
 }
 
@@ -169,7 +174,7 @@ for pass in $(seq "$PASSES"); do
         s="${servers[(i + run_index) % ${#servers[@]}]}"
         got[$s]="$(bench_run "$s" "$test" "$depth")"
         read -r rps p50 p99 cpu <<<"${got[$s]}"
-        printf 'pass %s -P %-2s %-11s %-11s %10s req/s  p50 %s ms  p99 %s ms  %s us/req\n' \
+        printf 'pass %s -P %-2s %-11s %-18s %10s req/s  p50 %s ms  p99 %s ms  %s us/req\n' \
           "$pass" "$depth" "$test" "$s" "$rps" "$p50" "$p99" "$cpu"
       done
       run_index=$((run_index + 1))
@@ -189,7 +194,7 @@ echo "redis.sh: $(uptime)"
 
 echo
 echo "Medians of $PASSES passes (absolute), and of the per-pass ratios to redis-server (middle half):"
-printf '%-11s %-4s %-11s | %10s %8s %8s %8s | %-20s %-20s %-20s %-20s\n' \
+printf '%-18s %-4s %-11s | %10s %8s %8s %8s | %-20s %-20s %-20s %-20s\n' \
   server depth test "req/s" "p50 ms" "p99 ms" "us/req" "x redis req/s" "x redis CPU/req" \
   "x redis p50" "x redis p99"
 for depth in $DEPTHS; do
@@ -202,7 +207,7 @@ for depth in $DEPTHS; do
         ratios=("$(spread "${rel[$key rps]}" %.2f)" "$(spread "${rel[$key cpu]}" %.2f)"
                 "$(spread "${rel[$key p50]}" %.2f)" "$(spread "${rel[$key p99]}" %.2f)")
       fi
-      printf '%-11s -P%-2s %-11s | %10s %8s %8s %8s | %-20s %-20s %-20s %-20s\n' \
+      printf '%-18s -P%-2s %-11s | %10s %8s %8s %8s | %-20s %-20s %-20s %-20s\n' \
         "$s" "$depth" "$test" "$(median "${abs[$key rps]}")" "$(median "${abs[$key p50]}")" \
         "$(median "${abs[$key p99]}")" "$(median "${abs[$key cpu]}")" "${ratios[@]}"
     done

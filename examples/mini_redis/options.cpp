@@ -31,7 +31,7 @@ const char* const usage =
     "                                  or the --config file gives a fixed time)\n"
     "  --adaptive-poll-curve SHORT,LONG,N  poll SHORT microseconds at one command per read,\n"
     "                                  LONG from N commands on, in a line between (default "
-    "5,20,8)\n"
+    "2,10,8)\n"
     "  --help                          this text\n"
     "\n"
     "SIZE is a number of bytes, or with a unit as redis reads them: 1k = 1000, 1kb = 1024,\n"
@@ -86,7 +86,7 @@ std::int64_t parse_number(const std::string& option, const std::string& text, st
     return *value;
 }
 
-/// "5,20,8": the polling time at one command per read, the longest, and from
+/// "2,10,8": the polling time at one command per read, the longest, and from
 /// how many commands per read the longest holds.
 poll_curve parse_curve(const std::string& option, const std::string& text) {
     const std::size_t first = text.find(',');

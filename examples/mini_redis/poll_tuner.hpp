@@ -11,8 +11,8 @@ namespace mini_redis {
 
 /// How poll_tuner maps commands per read onto the polling time.
 struct poll_curve {
-    std::chrono::microseconds shortest{5};  ///< at one command per read or fewer
-    std::chrono::microseconds longest{20};  ///< from full_at on
+    std::chrono::microseconds shortest{2};  ///< at one command per read or fewer
+    std::chrono::microseconds longest{10};  ///< from full_at on
     std::size_t full_at = 8;                ///< commands per read (2 to 64)
 };
 

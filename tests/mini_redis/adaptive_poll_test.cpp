@@ -51,12 +51,13 @@ TEST_CASE("adaptive poll: pipelined reads make the server poll long - single com
         INFO(runtime.name);
         server s(runtime);
         CHECK(config_get(s.port(), "adaptive-poll") == shown("adaptive-poll", "yes"));
+        // The default curve: 2 us at one command per read, 10 us from 8 on.
         ping_in_pipelines(s.port(), 16);
-        CHECK(config_get(s.port(), "poll-before-park-us") == shown("poll-before-park-us", "20"));
+        CHECK(config_get(s.port(), "poll-before-park-us") == shown("poll-before-park-us", "10"));
         ping_in_pipelines(s.port(), 1);
+        CHECK(config_get(s.port(), "poll-before-park-us") == shown("poll-before-park-us", "2"));
+        ping_in_pipelines(s.port(), 4);  // between: 2 + 8 * 3 / 7
         CHECK(config_get(s.port(), "poll-before-park-us") == shown("poll-before-park-us", "5"));
-        ping_in_pipelines(s.port(), 4);  // between: 5 + 15 * 3 / 7
-        CHECK(config_get(s.port(), "poll-before-park-us") == shown("poll-before-park-us", "11"));
     }
 }
 
@@ -84,7 +85,13 @@ TEST_CASE("adaptive poll: a fixed time or --adaptive-poll no keeps the time") {
                   shown("poll-before-park-us", "12"));
             ping_in_pipelines(s.port(), 16);
             CHECK(config_get(s.port(), "poll-before-park-us") ==
-                  shown("poll-before-park-us", "20"));
+                  shown("poll-before-park-us", "10"));
+        }
+        {
+            server s(runtime, {"--adaptive-poll-curve", "4,32,8"});
+            ping_in_pipelines(s.port(), 4);  // 4 + 28 * 3 / 7
+            CHECK(config_get(s.port(), "poll-before-park-us") ==
+                  shown("poll-before-park-us", "16"));
         }
     }
 }

@@ -24,14 +24,14 @@ std::optional<us> after(poll_tuner& tuner, int reads, std::size_t commands,
 TEST_CASE("poll tuner: one command per read polls briefly - pipelines poll long") {
     poll_tuner tuner(true);
     // It starts at one command per read: the first read chooses the shortest.
-    CHECK(tuner.note_read(1) == us{5});
+    CHECK(tuner.note_read(1) == us{2});
     CHECK(!tuner.note_read(1));  // unchanged: nothing to set
     const auto pipelined = after(tuner, 200, 16);
-    CHECK(pipelined == us{20});
+    CHECK(pipelined == us{10});
     CHECK(tuner.commands_per_read() > 15.0);
     // A few single commands among the pipelines do not change it.
     CHECK(!after(tuner, 3, 1));
-    CHECK(after(tuner, 200, 1, pipelined) == us{5});
+    CHECK(after(tuner, 200, 1, pipelined) == us{2});
     CHECK(tuner.commands_per_read() < 1.1);
 }
 
