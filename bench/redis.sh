@@ -5,12 +5,18 @@
 #
 #   bench/redis.sh                  # PASSES=5; N1=100000 requests at -P 1, N16=1000000 at -P 16
 #   SERVERS="redis rtkit_epoll" bench/redis.sh
+#   DEPTHS="1 4 16" TESTS="set get" bench/redis.sh   # other depths (N16 requests), fewer tests
 #
 # Servers: redis (Debian's redis-server, persistence off: --save '' --appendonly
-# no), and rtkit-mini-redis on epoll, on io_uring (both current_thread) and on
-# epoll with the multi_thread flavor and 2 workers (rtkit_mt2), and on epoll
-# polling the reactor for POLL_US microseconds (default 50) before it sleeps
-# (rtkit_epoll_poll: runtime.poll_before_park_us). Each pass
+# no), and rtkit-mini-redis on epoll, on io_uring (both current_thread, whose
+# polling time before sleeping adapts to the commands per read: mini-redis's
+# --adaptive-poll) and on epoll with the multi_thread flavor and 2 workers
+# (rtkit_mt2); and on epoll polling the reactor for a fixed POLL_US
+# microseconds (default 50) before it sleeps (rtkit_epoll_poll:
+# runtime.poll_before_park_us; rtkit_epoll_poll:N polls N), not polling
+# (rtkit_epoll_nopoll: --adaptive-poll no), or adapting along POLL_CURVE
+# (rtkit_epoll_curve: --adaptive-poll-curve, default 2,10,8;
+# rtkit_epoll_curve:S,L,N follows S,L,N). Each pass
 # starts every server afresh and then, for each pipeline depth (-P 1, -P 16)
 # and test (ping_inline, ping_mbulk, set, get: -t ping,set,get split so that
 # each has its own CPU figure), runs `redis-benchmark -c 50` once against each
@@ -34,7 +40,8 @@ N1="${N1:-100000}"
 N16="${N16:-1000000}"
 CLIENTS="${CLIENTS:-50}"
 SERVERS="${SERVERS:-redis rtkit_epoll rtkit_uring rtkit_mt2}"
-TESTS="ping_inline ping_mbulk set get"
+TESTS="${TESTS:-ping_inline ping_mbulk set get}"
+DEPTHS="${DEPTHS:-1 16}"
 HZ="$(getconf CLK_TCK)"
 CPUS="$(nproc)"
 PIN="${PIN:-$((CPUS > 1))}"
@@ -68,15 +75,27 @@ server_command() {
     redis) cmd=("$REDIS_SERVER" --port "$2" --save '' --appendonly no --bind 127.0.0.1) ;;
     rtkit_epoll) cmd=("$MINI_REDIS" --port "$2" --set reactor.plugin=epoll --set reactor.strict=true) ;;
     rtkit_uring) cmd=("$MINI_REDIS" --port "$2" --set reactor.plugin=uring --set reactor.strict=true) ;;
-    rtkit_epoll_poll)
+    rtkit_epoll_poll | rtkit_epoll_poll:*)
+      local us="${1#rtkit_epoll_poll:}"
+      [[ "$us" != "$1" ]] || us="${POLL_US:-50}"
       cmd=("$MINI_REDIS" --port "$2" --set reactor.plugin=epoll --set reactor.strict=true
-           --set "runtime.poll_before_park_us=${POLL_US:-50}")
+           --set "runtime.poll_before_park_us=$us")
+      ;;
+    rtkit_epoll_nopoll)
+      cmd=("$MINI_REDIS" --port "$2" --set reactor.plugin=epoll --set reactor.strict=true
+           --adaptive-poll no)
+      ;;
+    rtkit_epoll_curve | rtkit_epoll_curve:*)
+      local curve="${1#rtkit_epoll_curve:}"
+      [[ "$curve" != "$1" ]] || curve="${POLL_CURVE:-2,10,8}"
+      cmd=("$MINI_REDIS" --port "$2" --set reactor.plugin=epoll --set reactor.strict=true
+           --adaptive-poll-curve "$curve")
       ;;
     rtkit_mt2)
       cmd=("$MINI_REDIS" --port "$2" --set reactor.plugin=epoll --set runtime.flavor=multi_thread
            --set runtime.workers=2)
       ;;
-    *) echo "redis.sh: unknown server '$1' (known: redis rtkit_epoll rtkit_uring rtkit_mt2 rtkit_epoll_poll)" >&2; exit 2 ;;
+    *) echo "redis.sh: unknown server '$1' (known: redis rtkit_epoll rtkit_uring rtkit_mt2 rtkit_epoll_poll[:N] rtkit_epoll_nopoll rtkit_epoll_curve[:S,L,N])" >&2; exit 2 ;;
   esac
 }
 
@@ -142,20 +161,20 @@ median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{ v[NR] = $1 } END { pr
 
 echo "redis.sh: $(uptime)"
 echo "redis.sh: $("$REDIS_SERVER" --version)"
-echo "redis.sh: pinned: $pinning; $PASSES passes; -c $CLIENTS; -n $N1 at -P 1, $N16 at -P 16"
+echo "redis.sh: pinned: $pinning; $PASSES passes; -c $CLIENTS; -n $N1 at -P 1, $N16 at the other depths ($DEPTHS)"
 declare -A abs rel
 read -r -a servers <<<"$SERVERS"
 run_index=0
 for pass in $(seq "$PASSES"); do
   start_servers
-  for depth in 1 16; do
+  for depth in $DEPTHS; do
     for test in $TESTS; do
       declare -A got=()
       for i in "${!servers[@]}"; do
         s="${servers[(i + run_index) % ${#servers[@]}]}"
         got[$s]="$(bench_run "$s" "$test" "$depth")"
         read -r rps p50 p99 cpu <<<"${got[$s]}"
-        printf 'pass %s -P %-2s %-11s %-11s %10s req/s  p50 %s ms  p99 %s ms  %s us/req\n' \
+        printf 'pass %s -P %-2s %-11s %-18s %10s req/s  p50 %s ms  p99 %s ms  %s us/req\n' \
           "$pass" "$depth" "$test" "$s" "$rps" "$p50" "$p99" "$cpu"
       done
       run_index=$((run_index + 1))
@@ -175,10 +194,10 @@ echo "redis.sh: $(uptime)"
 
 echo
 echo "Medians of $PASSES passes (absolute), and of the per-pass ratios to redis-server (middle half):"
-printf '%-11s %-4s %-11s | %10s %8s %8s %8s | %-20s %-20s %-20s %-20s\n' \
+printf '%-18s %-4s %-11s | %10s %8s %8s %8s | %-20s %-20s %-20s %-20s\n' \
   server depth test "req/s" "p50 ms" "p99 ms" "us/req" "x redis req/s" "x redis CPU/req" \
   "x redis p50" "x redis p99"
-for depth in 1 16; do
+for depth in $DEPTHS; do
   for test in $TESTS; do
     for s in "${servers[@]}"; do
       key="$s $depth $test"
@@ -188,7 +207,7 @@ for depth in 1 16; do
         ratios=("$(spread "${rel[$key rps]}" %.2f)" "$(spread "${rel[$key cpu]}" %.2f)"
                 "$(spread "${rel[$key p50]}" %.2f)" "$(spread "${rel[$key p99]}" %.2f)")
       fi
-      printf '%-11s -P%-2s %-11s | %10s %8s %8s %8s | %-20s %-20s %-20s %-20s\n' \
+      printf '%-18s -P%-2s %-11s | %10s %8s %8s %8s | %-20s %-20s %-20s %-20s\n' \
         "$s" "$depth" "$test" "$(median "${abs[$key rps]}")" "$(median "${abs[$key p50]}")" \
         "$(median "${abs[$key p99]}")" "$(median "${abs[$key cpu]}")" "${ratios[@]}"
     done

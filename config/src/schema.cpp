@@ -68,7 +68,8 @@ const std::array key_specs{
     key_spec{"runtime", "poll_before_park_us", value_type::integer, "0", "",
              "microseconds the current_thread worker, with nothing to run, keeps polling the "
              "reactor before it sleeps in it (only while I/O is registered, never past the next "
-             "timer): a busy server is not woken for each request, for CPU spent polling",
+             "timer): a busy server is not woken for each request, for CPU spent polling (the "
+             "starting value: runtime::set_poll_before_park changes it while the runtime runs)",
              [](runtime_config& c, const config_value& v) {
                  c.poll_before_park = std::chrono::microseconds(std::get<std::int64_t>(v));
              },

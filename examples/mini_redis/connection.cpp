@@ -18,24 +18,30 @@ namespace {
 constexpr std::size_t flush_threshold = 64 * 1024;
 
 /// Runs the complete requests at the front of `input`. Stops at an incomplete
-/// one, and after QUIT, a malformed request, or a refused flush.
-void run_requests(command_context& c, request_parser& parser, read_buffer& input) {
+/// one, and after QUIT, a malformed request, or a refused flush. Returns how
+/// many it ran.
+std::size_t run_requests(command_context& c, request_parser& parser, read_buffer& input) {
     session& client = c.client;
+    std::size_t ran = 0;
     while (!client.quit && !client.dropped && !input.unread().empty()) {
         switch (parser.parse(input.unread())) {
             case request_parser::result::complete:
-                if (!parser.args().empty()) execute(c, parser.args());
+                if (!parser.args().empty()) {
+                    execute(c, parser.args());
+                    ++ran;
+                }
                 input.consume(parser.consumed());
                 if (client.replies.size() >= flush_threshold) client.flush();
                 break;
             case request_parser::result::incomplete:
-                return;
+                return ran;
             case request_parser::result::malformed:
                 c.out.error("ERR " + parser.error());
                 client.quit = true;
-                return;
+                return ran;
         }
     }
+    return ran;
 }
 
 /// The reading task's loop. Returns true when the connection ends in order
@@ -53,9 +59,12 @@ rtkit::task<bool> read_and_run(server_state& server, rtkit::net::tcp_stream& str
         if (n == 0) co_return !client.subscriptions.dropped();
         input.commit(n);
         command_context c(server.db, server.channels, server.settings, client, now_millis());
-        run_requests(c, parser, input);
+        const std::size_t ran = run_requests(c, parser, input);
         request_size = input.unread().empty() ? 0 : parser.bytes_needed();
         client.flush();
+        // What this wake was worth sets how long the runtime polls for the next.
+        if (const auto polling = server.poll_time.note_read(ran))
+            rtkit::cx::current().set_poll_before_park(*polling);
         if (client.dropped) co_return false;
         // A read that filled the buffer leaves more to read at once: let the
         // other connections run first, so that one busy client cannot starve them.

@@ -6,19 +6,23 @@
 #include <vector>
 
 #include "command_handlers.hpp"
+#include "rtkit/cx.hpp"
 #include "text.hpp"
 
 namespace mini_redis {
 namespace {
 
 /// The parameters CONFIG GET shows: this server's options under redis's names,
-/// and persistence, which it does not have.
+/// persistence, which it does not have, and its own: whether the polling time
+/// adapts, and the runtime's polling time now (in microseconds).
 std::vector<std::pair<std::string, std::string>> parameters(const options& o) {
     return {
+        {"adaptive-poll", o.adaptive_poll.value_or(false) ? "yes" : "no"},
         {"appendonly", "no"},
         {"bind", o.bind},
         {"client-query-buffer-limit", std::to_string(o.limits.max_request_length)},
         {"maxclients", std::to_string(o.max_clients)},
+        {"poll-before-park-us", std::to_string(rtkit::cx::current().poll_before_park().count())},
         {"port", std::to_string(o.port)},
         {"proto-max-bulk-len", std::to_string(o.limits.max_bulk_length)},
         {"save", ""},

@@ -23,15 +23,23 @@ int main(int argc, char** argv) {
         std::fputs(mini_redis::usage, stdout);
         return 0;
     }
-    rtkit::runtime_config config;
+    rtkit::config::loaded_config loaded;
     try {
-        if (settings.config_file) config = rtkit::config::load_file(*settings.config_file);
-        for (const std::string& assignment : settings.config_overrides)
-            rtkit::config::apply_override(config, assignment);
+        rtkit::config::config_sources sources;
+        if (settings.config_file) sources.file = *settings.config_file;
+        sources.environment = false;
+        sources.overrides = settings.config_overrides;
+        loaded = rtkit::config::load(sources);
     } catch (const rtkit::config::config_error& e) {
         std::fprintf(stderr, "%s\n", e.what());
         return 2;
     }
+    const rtkit::runtime_config& config = loaded.config;
+    // A polling time given in the file or by --set is a fixed one; only the
+    // current_thread worker polls.
+    if (!settings.adaptive_poll)
+        settings.adaptive_poll = !loaded.origins.contains("runtime.poll_before_park_us") &&
+                                 config.flavor == "current_thread";
     try {
         rtkit::runtime rt(config);
         return mini_redis::serve(rt, settings);

@@ -25,6 +25,13 @@ const char* const usage =
     "  --shutdown-timeout SECONDS      how long a closing connection may take to send what it "
     "owes,\n"
     "                                  and the server to stop on SIGINT / SIGTERM (default 10)\n"
+    "  --adaptive-poll yes|no          choose how long the runtime polls before it sleeps from\n"
+    "                                  how many commands each read brings (default: yes on\n"
+    "                                  current_thread, unless --set runtime.poll_before_park_us\n"
+    "                                  or the --config file gives a fixed time)\n"
+    "  --adaptive-poll-curve SHORT,LONG,N  poll SHORT microseconds at one command per read,\n"
+    "                                  LONG from N commands on, in a line between (default "
+    "2,10,8)\n"
     "  --help                          this text\n"
     "\n"
     "SIZE is a number of bytes, or with a unit as redis reads them: 1k = 1000, 1kb = 1024,\n"
@@ -79,6 +86,25 @@ std::int64_t parse_number(const std::string& option, const std::string& text, st
     return *value;
 }
 
+/// "2,10,8": the polling time at one command per read, the longest, and from
+/// how many commands per read the longest holds.
+poll_curve parse_curve(const std::string& option, const std::string& text) {
+    const std::size_t first = text.find(',');
+    const std::size_t second = first == std::string::npos ? first : text.find(',', first + 1);
+    if (second == std::string::npos)
+        throw usage_error(option +
+                          " needs SHORT,LONG,N (microseconds, microseconds, commands), "
+                          "not '" +
+                          text + "'");
+    poll_curve c;
+    c.shortest =
+        std::chrono::microseconds(parse_number(option, text.substr(0, first), 0, 1'000'000));
+    c.longest = std::chrono::microseconds(
+        parse_number(option, text.substr(first + 1, second - first - 1), 0, 1'000'000));
+    c.full_at = static_cast<std::size_t>(parse_number(option, text.substr(second + 1), 2, 64));
+    return c;
+}
+
 }  // namespace
 
 options parse_options(const std::vector<std::string>& args) {
@@ -108,6 +134,12 @@ options parse_options(const std::vector<std::string>& args) {
             o.limits.max_request_length = parse_size(option, value);
         } else if (option == "--output-buffer-limit") {
             o.output_buffer_limit = parse_size(option, value);
+        } else if (option == "--adaptive-poll") {
+            if (value != "yes" && value != "no")
+                throw usage_error(option + " needs yes or no, not '" + value + "'");
+            o.adaptive_poll = value == "yes";
+        } else if (option == "--adaptive-poll-curve") {
+            o.adaptive_poll_curve = parse_curve(option, value);
         } else if (option == "--shutdown-timeout") {
             o.shutdown_timeout = std::chrono::seconds(parse_number(option, value, 0, 24 * 60 * 60));
         } else {

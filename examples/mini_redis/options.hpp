@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "poll_tuner.hpp"
 #include "request_parser.hpp"
 
 namespace mini_redis {
@@ -26,6 +27,13 @@ struct options {
     /// write the replies it owes; and how long the server's stop on SIGINT or
     /// SIGTERM may take, all connections together.
     std::chrono::milliseconds shutdown_timeout{10'000};
+    /// Whether the runtime's polling time before sleeping follows how many
+    /// commands the reads bring (poll_tuner). Unset on the command line: yes
+    /// on the current_thread flavor unless runtime.poll_before_park_us is
+    /// given (a fixed time), which main() settles before serving.
+    std::optional<bool> adaptive_poll;
+    /// How it maps commands per read onto the time (--adaptive-poll-curve).
+    poll_curve adaptive_poll_curve;
     bool help = false;
 };
 

@@ -151,6 +151,14 @@ instant handle::now() const noexcept {
     return worker_->now();
 }
 
+void handle::set_poll_before_park(std::chrono::microseconds d) noexcept {
+    group_->set_poll_before_park(d);
+}
+
+std::chrono::microseconds handle::poll_before_park() const noexcept {
+    return std::chrono::duration_cast<std::chrono::microseconds>(group_->poll_before_park());
+}
+
 bool handle::may_call_reactor_here() const noexcept {
     return group_->io_shared() || driven_here();
 }

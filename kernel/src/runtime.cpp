@@ -276,6 +276,14 @@ std::shared_ptr<const runtime_activity> runtime::activity() const noexcept {
     return core_->group->activity();
 }
 
+void runtime::set_poll_before_park(std::chrono::microseconds d) noexcept {
+    core_->group->set_poll_before_park(d);
+}
+
+std::chrono::microseconds runtime::poll_before_park() const noexcept {
+    return std::chrono::duration_cast<std::chrono::microseconds>(core_->group->poll_before_park());
+}
+
 runtime_metrics runtime::metrics() const {
     runtime_metrics m;
     core_->group->collect(m);

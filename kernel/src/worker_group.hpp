@@ -1,6 +1,8 @@
 #pragma once
 // The workers of one runtime and what they share.
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -129,9 +131,20 @@ class worker_group {
 
     // --- The blocking pool (rtkit/blocking.hpp), set while the runtime is built. ---
 
-    /// runtime_config::poll_before_park (while the runtime is being built).
-    void set_poll_before_park(duration d) noexcept { poll_before_park_ = d; }
-    duration poll_before_park() const noexcept { return poll_before_park_; }
+    /// How long a current-thread worker with nothing to run polls the reactor
+    /// before it sleeps (worker::poll_before_parking): runtime_config's at
+    /// first, then runtime::set_poll_before_park's. Any thread may set it; the
+    /// worker reads it each time it runs out of work (relaxed: a new time
+    /// holds from the worker's next look, with no order to other writes).
+    /// Taken within 0..1 s (the configuration's range).
+    void set_poll_before_park(std::chrono::microseconds d) noexcept {
+        const auto kept = std::clamp<std::chrono::microseconds>(d, std::chrono::microseconds{0},
+                                                                std::chrono::seconds{1});
+        poll_before_park_.store(duration(kept).count(), std::memory_order_relaxed);
+    }
+    duration poll_before_park() const noexcept {
+        return duration(poll_before_park_.load(std::memory_order_relaxed));
+    }
     void set_blocking_pool(std::shared_ptr<blocking_pool> pool) noexcept {
         blocking_ = std::move(pool);
     }
@@ -195,7 +208,7 @@ class worker_group {
     flavor flavor_;
     std::shared_ptr<io_driver> io_;
     bool huge_pages_;
-    duration poll_before_park_{0};
+    std::atomic<duration::rep> poll_before_park_{0};
     /// Before the workers: their timer drivers read it until they go.
     runtime_clock clock_;
     /// Before the workers, which hold their slots.

@@ -1,7 +1,8 @@
 // runtime_config::poll_before_park: a worker with nothing to run polls the
 // reactor without blocking for a while before it sleeps in it. What arrives
 // meanwhile (readiness, a timer's deadline, a wake from another thread) is
-// taken up at once, and the worker never blocks for it.
+// taken up at once, and the worker never blocks for it. The time may change
+// while the runtime runs (runtime::set_poll_before_park, cx's from a task).
 #include <doctest/doctest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -9,6 +10,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -33,8 +36,10 @@ task<void> echo_rounds(net::tcp_listener& listener) {
     }
 }
 
-/// A client on a thread of its own, with blocking sockets: `rounds` round trips.
-void blocking_client(std::uint16_t port) {
+/// A client on a thread of its own, with blocking sockets: `rounds` round
+/// trips. Calls `before` first (nothing by default).
+void blocking_client(std::uint16_t port, const std::function<void()>& before = {}) {
+    if (before) before();
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in a{};
     a.sin_family = AF_INET;
@@ -51,16 +56,24 @@ void blocking_client(std::uint16_t port) {
 }
 
 /// How often the worker blocked in the (faulty, counting) epoll reactor while
-/// it served `rounds` round trips to a client thread.
-int blocking_waits_serving(std::chrono::microseconds poll_before_park) {
+/// it served `rounds` round trips to a client thread, with `configured` as the
+/// polling time (runtime_config::poll_before_park), changed to `set_in_task`
+/// by the root task (when given) before it serves, or to `set_by_client` by
+/// the client thread (when given) before it connects.
+int blocking_waits_serving(std::chrono::microseconds configured,
+                           std::optional<std::chrono::microseconds> set_in_task = {},
+                           std::optional<std::chrono::microseconds> set_by_client = {}) {
     runtime_config config = test::config_with_faulty("reactor");
-    config.poll_before_park = poll_before_park;
+    config.poll_before_park = configured;
     runtime rt(config);
     test::plugin_control& reactor = test::control_of("reactor");
-    return rt.block_on([&reactor]() -> task<int> {
+    return rt.block_on([&]() -> task<int> {
+        if (set_in_task) cx::current().set_poll_before_park(*set_in_task);
         auto listener = net::tcp_listener::bind(net::socket_address::loopback(0));
         const int before = reactor.blocking_waits();
-        std::thread client(blocking_client, listener.local_address().port());
+        std::function<void()> before_connecting;
+        if (set_by_client) before_connecting = [&] { rt.set_poll_before_park(*set_by_client); };
+        std::thread client(blocking_client, listener.local_address().port(), before_connecting);
         co_await echo_rounds(listener);
         client.join();
         co_return reactor.blocking_waits() - before;
@@ -85,6 +98,52 @@ TEST_CASE("poll before park: a worker whose I/O comes while it polls does not bl
     // polling; a few waits are allowed for a client thread descheduled long.
     CHECK(polling < rounds / 5);
     CHECK(sleeping > polling);
+}
+
+TEST_CASE("poll before park: a task changes the polling time while the runtime runs") {
+    // Configured off, a task turns it on; configured on, a task turns it off.
+    const int turned_on = blocking_waits_serving(std::chrono::microseconds{0}, a_second_of_polling);
+    const int turned_off =
+        blocking_waits_serving(a_second_of_polling, std::chrono::microseconds{0});
+    INFO("blocking waits: " << turned_on << " turned on, " << turned_off << " turned off");
+    CHECK(turned_on < rounds / 5);
+    CHECK(turned_off > turned_on);
+}
+
+TEST_CASE("poll before park: another thread changes the polling time while the worker runs") {
+    // The worker sleeps in the reactor waiting for the client's connection
+    // when the client thread sets the time: it polls from its next park on.
+    const int polling =
+        blocking_waits_serving(std::chrono::microseconds{0}, std::nullopt, a_second_of_polling);
+    INFO("blocking waits: " << polling);
+    CHECK(polling < rounds / 5);
+}
+
+TEST_CASE("poll before park: the time starts at the configured one and is kept within 0 to 1 s") {
+    for (const std::string flavor : {"current_thread", "multi_thread"}) {
+        INFO(flavor);
+        runtime_config config;
+        config.flavor = flavor;
+        config.workers = flavor == "multi_thread" ? 2 : 1;
+        config.poll_before_park = std::chrono::microseconds{7};
+        runtime rt(config);
+        CHECK(rt.poll_before_park() == std::chrono::microseconds{7});
+        // The multi-thread flavor keeps the time (its workers do not poll).
+        rt.block_on([&]() -> task<void> {
+            CHECK(cx::current().poll_before_park() == std::chrono::microseconds{7});
+            cx::current().set_poll_before_park(std::chrono::microseconds{20});
+            co_await spawn([](cx c) -> task<void> {
+                CHECK(c.poll_before_park() == std::chrono::microseconds{20});
+                c.set_poll_before_park(std::chrono::microseconds{5});
+                co_return;
+            });
+        }());
+        CHECK(rt.poll_before_park() == std::chrono::microseconds{5});
+        rt.set_poll_before_park(std::chrono::microseconds{-3});
+        CHECK(rt.poll_before_park() == std::chrono::microseconds{0});
+        rt.set_poll_before_park(std::chrono::hours{1});
+        CHECK(rt.poll_before_park() == std::chrono::seconds{1});
+    }
 }
 
 TEST_CASE("poll before park: a timer due while the worker polls fires at its deadline") {

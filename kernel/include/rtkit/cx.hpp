@@ -2,6 +2,7 @@
 // rtkit::cx: what a running task may do (spawn, sleep, yield, read the clock,
 // open regions, observe and request cancellation), and free functions that use
 // the ambient one.
+#include <chrono>
 #include <concepts>
 #include <optional>
 #include <stdexcept>
@@ -178,6 +179,16 @@ class cx {
     template <class T>
     detail::timeout_awaiter<T> timeout(duration d, task<T> inner) const {
         return detail::timeout_awaiter<T>(d, std::move(inner));
+    }
+
+    /// The polling time before sleeping of this task's runtime
+    /// (runtime::set_poll_before_park, which says what it does): what a task
+    /// serving requests sets from how much work its wakes bring.
+    void set_poll_before_park(std::chrono::microseconds d) const noexcept {
+        home_->set_poll_before_park(d);
+    }
+    std::chrono::microseconds poll_before_park() const noexcept {
+        return home_->poll_before_park();
     }
 
     /// Lets the other ready tasks run before this one continues.

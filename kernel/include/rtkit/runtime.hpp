@@ -1,5 +1,6 @@
 #pragma once
 // rtkit::runtime: a runtime built from a configuration, and block_on.
+#include <chrono>
 #include <exception>
 #include <memory>
 #include <optional>
@@ -118,6 +119,19 @@ class runtime {
     /// True when no task is alive: none in a worker's store, none spawned
     /// from outside the workers and still queued, no running block_on root.
     bool is_quiescent() const;
+
+    /// How long the worker, with nothing to run, polls the reactor before it
+    /// sleeps in it: runtime_config::poll_before_park at first (which says
+    /// when it polls and what it buys). An application that knows what a wake
+    /// is worth (a server that sees how many requests a read brings) tunes
+    /// it while it runs. Any thread may call these at any time, a task of the
+    /// runtime too (cx::set_poll_before_park): the worker reads the time each
+    /// time it runs out of work, so a new one holds from its next poll on (a
+    /// poll under way keeps the time it began with; a sleeping worker is not
+    /// woken). Taken within 0..1 s. The multi-thread flavor keeps and reports
+    /// the time, but its workers do not poll: they sleep at once.
+    void set_poll_before_park(std::chrono::microseconds d) noexcept;
+    std::chrono::microseconds poll_before_park() const noexcept;
 
     /// The flavor and the plugins in use.
     const runtime_description& description() const noexcept;

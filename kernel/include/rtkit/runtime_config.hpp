@@ -82,7 +82,8 @@ struct runtime_config {
     /// pay for waking it, which at high request rates buys throughput with
     /// the CPU spent polling (bench/README.md, "mini-redis against
     /// redis-server"). The current-thread flavor's worker only: the
-    /// multi-thread flavor's workers sleep at once.
+    /// multi-thread flavor's workers sleep at once. The starting value:
+    /// runtime::set_poll_before_park changes it while the runtime runs.
     std::chrono::microseconds poll_before_park{0};
     /// Extra directories searched for plugin files, after the built-in directory.
     std::vector<std::filesystem::path> plugin_search_path;

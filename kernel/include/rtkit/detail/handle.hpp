@@ -1,6 +1,7 @@
 #pragma once
 // rtkit::detail::handle: the one way into a runtime's workers. Not API: the
 // templates of the public headers call it; its functions live in the kernel.
+#include <chrono>
 #include <cstdint>
 
 #include "rtkit/outcome.hpp"
@@ -120,6 +121,11 @@ class handle {
     /// stack: now, or further out, beyond a block_on of another runtime that
     /// a task of this one called. (driven_here asks only about now.)
     static bool driven_at_any_depth(const worker_group& group) noexcept;
+
+    /// The polling time before sleeping of the runtime's workers
+    /// (runtime::set_poll_before_park; any thread).
+    void set_poll_before_park(std::chrono::microseconds d) noexcept;
+    std::chrono::microseconds poll_before_park() const noexcept;
 
     /// Whether the runtime records trace events (runtime_config::trace).
     bool tracing() const noexcept { return tracing_; }
