@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <latch>
+#include <limits>
 #include <string>
 #include <thread>
 #include <utility>
@@ -264,9 +265,35 @@ struct flag_on_destroy {
     bool* flag_;
 };
 
+/// Waits for `go`, then yields until cancelled: however late the
+/// cancellation comes, the task ends cancelled.
 task<void> holding(flag_on_destroy, test::manual_event& go) {
     co_await go.wait();
-    co_await yield_now();
+    while (true)
+        co_await yield_now();
+}
+
+/// Counts itself in `parked`, waits for `wake`, then is busy(rounds).
+task<void> woken_busy(sync::notify& wake, std::atomic<int>& parked, int rounds) {
+    ++parked;
+    co_await wake.notified();
+    co_await busy(rounds);
+}
+
+/// Spawns `count` woken_busy tasks and wakes them all: they wait in the ready
+/// lane, where a task woken after them queues behind them. (Tasks never
+/// polled would wait in three_lane's deferred lane, behind every woken one.)
+/// On one worker every task is parked when woken; on more, one parked late
+/// may miss the wake, so `wake` must outlive the runtime.
+task<std::vector<join_handle<void>>> woken_crowd(sync::notify& wake, int count, int rounds) {
+    std::atomic<int> parked{0};
+    std::vector<join_handle<void>> crowd;
+    for (int i = 0; i < count; ++i)
+        crowd.push_back(spawn(woken_busy(wake, parked, rounds)));
+    while (parked.load() < count)
+        co_await yield_now();
+    wake.notify_all();
+    co_return crowd;
 }
 
 /// Holds `child` as a parameter, so the child's last reference goes with
@@ -294,20 +321,21 @@ task<void> marked(flag_on_destroy, bool& unwound, test::manual_event& go) {
 // the other must be dropped when it comes out. Each case below makes one of
 // the two come out first, and the task keeps being requeued meanwhile.
 TEST_CASE("cancel lane: a task queued twice by its cancellation runs once - stand-in first") {
+    sync::notify wake;  // outlives the runtime
     runtime rt;
     test::manual_event go;
     rt.block_on([&]() -> task<void> {
         auto target = spawn(stubborn(go, 5));
         while (!go.armed())
             co_await yield_now();
-        std::vector<join_handle<void>> crowd;
-        for (int i = 0; i < 1'000; ++i)
-            crowd.push_back(spawn(busy(2)));
+        auto crowd = co_await woken_crowd(wake, 1'000, 2);
+        const long polls_before = ready_polls.load();
         go.fire();  // queued in the ready lane, behind the crowd
         target.cancel();
         // It runs from its cancel-lane entry and finishes while its first
         // entry still waits behind the crowd; the frame is released here.
         auto result = co_await std::move(target);
+        CHECK(ready_polls.load() - polls_before < 1'000);  // the entry is still queued
         CHECK(result.is_ok());
         CHECK(result.value() == 6);
         for (auto& h : crowd)
@@ -316,6 +344,7 @@ TEST_CASE("cancel lane: a task queued twice by its cancellation runs once - stan
 }
 
 TEST_CASE("cancel lane: a task queued twice by its cancellation is destroyed when joined") {
+    sync::notify wake;  // outlives the runtime
     runtime rt;
     test::manual_event go;
     bool parameter_destroyed = false;
@@ -323,14 +352,14 @@ TEST_CASE("cancel lane: a task queued twice by its cancellation is destroyed whe
         auto target = spawn(holding(flag_on_destroy(parameter_destroyed), go));
         while (!go.armed())
             co_await yield_now();
-        std::vector<join_handle<void>> crowd;
-        for (int i = 0; i < 1'000; ++i)
-            crowd.push_back(spawn(busy(2)));
+        auto crowd = co_await woken_crowd(wake, 1'000, 2);
+        const long polls_before = ready_polls.load();
         go.fire();
         target.cancel();
         CHECK((co_await std::move(target)).is_cancelled());
         // Its first entry still waits behind the crowd; its frame, with the
         // parameter, is gone all the same.
+        CHECK(ready_polls.load() - polls_before < 1'000);
         CHECK(parameter_destroyed);
         for (auto& h : crowd)
             co_await std::move(h);
@@ -423,6 +452,7 @@ TEST_CASE(
 TEST_CASE("cancel lane: a runtime shut down with stale entries queued frees what they kept") {
     test::on_both_flavors([&](const runtime_config& config) {
         test::manual_event go;
+        sync::notify wake;
         bool parameter_destroyed = false;
         {
             runtime rt(config);
@@ -430,17 +460,13 @@ TEST_CASE("cancel lane: a runtime shut down with stale entries queued frees what
                 auto target = spawn(holding(flag_on_destroy(parameter_destroyed), go));
                 while (!go.armed())
                     co_await yield_now();
-                // Tasks that never finish on their own, so the lanes are still
-                // full when the runtime shuts down.
-                for (int i = 0; i < 100; ++i)
-                    (void)spawn([]() -> task<void> {
-                        while (true)
-                            co_await yield_now();
-                    }());
+                // Tasks that do not finish before the runtime shuts down, so
+                // the lanes are still full then.
+                (void)co_await woken_crowd(wake, 100, std::numeric_limits<int>::max());
                 go.fire();
                 target.cancel();
-                // Its first entry stays queued behind the others, keeping the
-                // frame's memory.
+                // Its first entry stays queued behind the others (on one
+                // worker), keeping the frame's memory.
                 CHECK((co_await std::move(target)).is_cancelled());
             }());
             CHECK(parameter_destroyed);
@@ -454,6 +480,7 @@ TEST_CASE("cancel lane: a frame kept for a stale entry may hold another such tas
     // behind the crowd; destroying the parent's frame drops the child's last
     // reference inside it, so the child's frame is kept and destroyed within
     // the parent's.
+    sync::notify wake;  // outlives the runtime
     runtime rt;
     test::manual_event go_parent, go_child;
     bool child_unwound = false, child_destroyed = false;
@@ -462,15 +489,15 @@ TEST_CASE("cancel lane: a frame kept for a stale entry may hold another such tas
         auto parent = spawn(cancelling_child(std::move(child), go_parent));
         while (!go_parent.armed() || !go_child.armed())
             co_await yield_now();
-        std::vector<join_handle<void>> crowd;
-        for (int i = 0; i < 1'000; ++i)
-            crowd.push_back(spawn(busy(2)));
+        auto crowd = co_await woken_crowd(wake, 1'000, 2);
+        const long polls_before = ready_polls.load();
         go_child.fire();   // ready: [crowd, child]
         go_parent.fire();  // ready: [crowd, child, parent]
         parent.cancel();   // the parent runs first and cancels the child
         while (!child_unwound)
             co_await yield_now();
         CHECK((co_await std::move(parent)).is_cancelled());
+        CHECK(ready_polls.load() - polls_before < 1'000);  // both entries are still queued
         CHECK(child_destroyed);
         for (auto& h : crowd)
             co_await std::move(h);
