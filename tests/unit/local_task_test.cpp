@@ -1,45 +1,75 @@
 #include <doctest/doctest.h>
 
+#include <atomic>
+#include <chrono>
 #include <thread>
 
+#include "../support/deadlock_watchdog.hpp"
 #include "test_support.hpp"
 
 using namespace rtkit;
 using namespace std::chrono_literals;
 
+namespace {
+
+/// Sleeps `delay`, then notes where it ran, whether this thread had handed
+/// the worker over by then, and that it is done.
+task<void> sleep_then_note(std::chrono::milliseconds delay, const std::atomic<bool>& handed_over,
+                           std::atomic<bool>& ran_before_handover, std::thread::id& where,
+                           std::atomic<bool>& done) {
+    co_await sleep(delay);
+    ran_before_handover = !handed_over;
+    where = std::this_thread::get_id();
+    done = true;
+}
+
+/// Sleeps `delay`, then sets `ran` and wakes a thread waiting on it.
+task<void> sleep_then_set(std::chrono::milliseconds delay, std::atomic<bool>& ran) {
+    co_await sleep(delay);
+    ran = true;
+    ran.notify_all();
+}
+
+}  // namespace
+
 TEST_CASE("spawn_local: runs on the thread that spawned it - even across block_on calls") {
-    runtime rt;
-    const auto me = std::this_thread::get_id();
-    std::atomic<bool> done{false};
-    std::thread::id ran_on;
-    std::atomic<bool> marker_ran{false};
-    join_handle<void> kept;
-    rt.block_on([&]() -> task<void> {
-        kept = cx::current().spawn_local(
-            [](std::atomic<bool>& d, std::thread::id& where) -> task<void> {
-                co_await sleep(5ms);  // outlives this block_on
-                where = std::this_thread::get_id();
-                d = true;
-            }(done, ran_on));
-        // An ordinary task due later: once the background thread has run it,
-        // it has fired the local task's earlier timer and dispatched the wake.
-        (void)spawn([](std::atomic<bool>& ran) -> task<void> {
-            co_await sleep(10ms);
-            ran = true;
-        }(marker_ran));
-        co_return;
-    }());
-    for (int i = 0; i < 5000 && !marker_ran; ++i)
-        std::this_thread::sleep_for(1ms);
-    REQUIRE(marker_ran);
-    // The background thread has the worker now, but must not poll the task.
-    CHECK_FALSE(done);
-    // Driving the worker from this thread again lets it finish here.
-    rt.block_on([&]() -> task<void> {
-        co_await std::move(kept);
-        CHECK(done);
-    }());
-    CHECK(ran_on == me);
+    // The local task's timer fires while the background thread drives the
+    // worker, which must leave the task to its owner. Should the first
+    // block_on outlast the timer (a loaded machine), the task ran here
+    // before the worker changed hands, which proves nothing: the round is
+    // run again with a longer sleep.
+    test::run_or_abort_on_deadlock("a local task's timer fired elsewhere", [] {
+        for (auto delay = 5ms;; delay *= 2) {
+            REQUIRE(delay < 10s);
+            runtime rt;
+            const auto me = std::this_thread::get_id();
+            std::atomic<bool> handed_over{false}, ran_before_handover{false};
+            std::atomic<bool> done{false}, marker_ran{false};
+            std::thread::id ran_on;
+            join_handle<void> kept;
+            rt.block_on([&]() -> task<void> {
+                kept = cx::current().spawn_local(
+                    sleep_then_note(delay, handed_over, ran_before_handover, ran_on, done));
+                // An ordinary task due later: once the background thread has
+                // run it, it has fired the local task's earlier timer and
+                // dispatched the wake.
+                (void)spawn(sleep_then_set(2 * delay, marker_ran));
+                co_return;
+            }());
+            handed_over = true;
+            marker_ran.wait(false);
+            if (ran_before_handover) continue;
+            // The background thread has the worker now, but must not poll the task.
+            CHECK_FALSE(done);
+            // Driving the worker from this thread again lets it finish here.
+            rt.block_on([&]() -> task<void> {
+                co_await std::move(kept);
+                CHECK(done);
+            }());
+            CHECK(ran_on == me);
+            break;
+        }
+    });
 }
 
 TEST_CASE(
@@ -60,6 +90,7 @@ TEST_CASE(
         (void)spawn([](test::manual_event& e, std::atomic<bool>& ran) -> task<void> {
             co_await e.wait();
             ran = true;
+            ran.notify_all();
         }(marker, marker_ran));
         while (!event.armed() || !marker.armed())
             co_await yield_now();
@@ -71,9 +102,7 @@ TEST_CASE(
         marker.fire();
     });
     other.join();
-    for (int i = 0; i < 5000 && !marker_ran; ++i)
-        std::this_thread::sleep_for(1ms);
-    REQUIRE(marker_ran);
+    marker_ran.wait(false);
     CHECK(resumed == 0);  // recorded, not run by the background thread
     rt.block_on([&]() -> task<void> { co_await std::move(kept); }());
     CHECK(resumed == 1);
@@ -98,23 +127,24 @@ TEST_CASE(
 
 TEST_CASE("spawn_local: the background thread refuses a handover while it holds live local tasks") {
     runtime rt;
-    test::manual_event release_local;
+    test::manual_event go, release_local;
     std::atomic<bool> local_started{false};
     rt.block_on([&]() -> task<void> {
-        // This task resumes on the background thread after the root returns,
-        // and spawns a local task there.
-        (void)spawn([](test::manual_event& e, std::atomic<bool>& started) -> task<void> {
-            co_await sleep(2ms);
+        // This task resumes on the background thread (woken once the root
+        // has returned), and spawns a local task there.
+        (void)spawn([](test::manual_event& go, test::manual_event& e,
+                       std::atomic<bool>& started) -> task<void> {
+            co_await go.wait();
             auto local = cx::current().spawn_local(
                 [](test::manual_event& ev) -> task<void> { co_await ev.wait(); }(e));
             started = true;
+            started.notify_all();
             co_await std::move(local);
-        }(release_local, local_started));
-        co_return;
+        }(go, release_local, local_started));
+        co_await test::yield_until([&] { return go.armed(); });
     }());
-    for (int i = 0; i < 2000 && !local_started; ++i)
-        std::this_thread::sleep_for(1ms);
-    REQUIRE(local_started);
+    go.fire();
+    local_started.wait(false);
     // The worker stays with the background thread: this call polls directly,
     // and its spawned task runs over there.
     auto ran_on = rt.block_on([]() -> task<std::thread::id> {
