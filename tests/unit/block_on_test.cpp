@@ -36,20 +36,22 @@ TEST_CASE("block_on: the caller borrows the worker - spawned tasks run on the ca
 
 TEST_CASE("block_on: between calls - spawned work goes on on the background thread") {
     runtime rt;
+    test::manual_event go;
     std::atomic<bool> done{false};
     std::thread::id ran_on;
     rt.block_on([&]() -> task<void> {
-        auto h = spawn([](std::atomic<bool>& d, std::thread::id& where) -> task<void> {
-            co_await sleep(20ms);  // outlives the root
-            where = std::this_thread::get_id();
-            d = true;
-        }(done, ran_on));
+        auto h = spawn(
+            [](test::manual_event& go, std::atomic<bool>& d, std::thread::id& where) -> task<void> {
+                co_await go.wait();  // fired once the root has returned
+                where = std::this_thread::get_id();
+                d = true;
+                d.notify_all();
+            }(go, done, ran_on));
         (void)h;
-        co_return;
+        co_await test::yield_until([&] { return go.armed(); });
     }());
-    for (int i = 0; i < 2000 && !done; ++i)
-        std::this_thread::sleep_for(1ms);
-    REQUIRE(done);
+    go.fire();
+    done.wait(false);
     CHECK(ran_on != std::this_thread::get_id());
 }
 
@@ -71,21 +73,28 @@ TEST_CASE("block_on: a runtime only driven by block_on starts no thread") {
 
 TEST_CASE("block_on: the background thread starts when work outlives the root") {
     const int before = test::baseline_thread_count();
-    runtime rt;
-    std::atomic<bool> done{false};
-    rt.block_on([&]() -> task<void> {
-        (void)spawn([](std::atomic<bool>& d) -> task<void> {
-            co_await sleep(5ms);
-            d = true;
-        }(done));
-        co_return;
-    }());
-    CHECK(test::thread_count() == before + 1);
-    for (int i = 0; i < 2000 && !done; ++i)
-        std::this_thread::sleep_for(1ms);
-    CHECK(done);
-    rt.shutdown();
-    CHECK(test::thread_count() == before);
+    // Should the root's block_on outlast the sleep (a loaded machine), the
+    // task ended inside it and nothing outlived the root: the round is run
+    // again with a longer sleep.
+    for (auto delay = 5ms;; delay *= 2) {
+        REQUIRE(delay < 10s);
+        runtime rt;
+        std::atomic<bool> done{false};
+        rt.block_on([&]() -> task<void> {
+            (void)spawn([](duration d, std::atomic<bool>& finished) -> task<void> {
+                co_await sleep(d);
+                finished = true;
+                finished.notify_all();
+            }(delay, done));
+            co_return;
+        }());
+        if (done) continue;
+        CHECK(test::thread_count() == before + 1);
+        done.wait(false);
+        rt.shutdown();
+        CHECK(test::thread_count() == before);
+        break;
+    }
 }
 
 TEST_CASE("block_on: the root is a registered task while it runs") {
@@ -109,6 +118,7 @@ TEST_CASE("block_on: a throwing root rethrows in the caller and hands the worker
         auto h = spawn([](std::atomic<bool>& f) -> task<void> {
             co_await sleep(10ms);
             f = true;
+            f.notify_all();
         }(finished_later));
         (void)h;
         co_await yield_now();
@@ -117,9 +127,7 @@ TEST_CASE("block_on: a throwing root rethrows in the caller and hands the worker
                          "root failed", std::runtime_error);
     // The worker is back: the background thread finishes the spawned task, and
     // another thread can borrow the worker.
-    for (int i = 0; i < 2000 && !finished_later; ++i)
-        std::this_thread::sleep_for(1ms);
-    CHECK(finished_later);
+    finished_later.wait(false);
     std::thread other([&] { CHECK(rt.block_on(spawned_thread()) == std::this_thread::get_id()); });
     other.join();
 }
@@ -353,12 +361,12 @@ TEST_CASE("block_on: from a task on the background thread it drives the worker t
         auto h = spawn([](runtime& r, std::atomic<int>& out) -> task<void> {
             co_await sleep(5ms);  // resumes on the background thread after the root returned
             out = r.block_on(test::value_of(11)) == 11 ? 1 : 2;
+            out.notify_all();
         }(rt, result));
         (void)h;
         co_return;
     }());
-    for (int i = 0; i < 2000 && result == 0; ++i)
-        std::this_thread::sleep_for(1ms);
+    result.wait(0);
     CHECK(result == 1);
 }
 
@@ -370,6 +378,7 @@ TEST_CASE("block_on: the post-root drain is bounded - so a self-waking task cann
         auto h = spawn([](std::atomic<bool>& s, std::atomic<long>& n) -> task<void> {
             while (!s) {
                 ++n;
+                n.notify_all();
                 co_await yield_now();
             }
         }(stop, spins));
@@ -377,9 +386,8 @@ TEST_CASE("block_on: the post-root drain is bounded - so a self-waking task cann
         co_return;
     }());
     // block_on returned although the task is still runnable; it keeps running.
-    long seen = spins.load();
-    for (int i = 0; i < 1000 && spins.load() == seen; ++i)
-        std::this_thread::sleep_for(1ms);
+    const long seen = spins.load();
+    spins.wait(seen);
     CHECK(spins.load() > seen);
     stop = true;
 }

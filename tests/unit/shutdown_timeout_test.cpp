@@ -91,9 +91,8 @@ TEST_CASE("shutdown_timeout: while another thread holds the worker it waits out 
             cancelled = true;
         }
     });
-    for (int i = 0; i < 5000 && !never.armed(); ++i)
-        std::this_thread::sleep_for(1ms);
-    REQUIRE(never.armed());  // the holder's root waits: it keeps the worker
+    // The holder's root waits: it keeps the worker.
+    REQUIRE(never.wait_until_armed(std::chrono::seconds(10)));
     const auto start = std::chrono::steady_clock::now();
     const shutdown_report report = rt.shutdown_timeout(50ms);
     CHECK(std::chrono::steady_clock::now() - start >= 50ms);

@@ -112,21 +112,18 @@ TEST_CASE("waker: a wake from another thread reaches a worker parked between blo
         auto h = spawn([](manual_event& e, std::atomic<bool>& d) -> task<void> {
             co_await e.wait();
             d = true;
+            d.notify_all();
         }(event, done));
         (void)h;  // dropping the handle does not stop the task
         co_return;
     }());
-    for (int i = 0; i < 500 && !event.armed(); ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    REQUIRE(event.armed());
+    REQUIRE(event.wait_until_armed(std::chrono::seconds(10)));
     // The resting worker waits on nothing the runtime watches: no thread yet.
     CHECK(rtkit::test::thread_count() == before);
     // The wake starts the background thread, which takes the worker and runs it.
     std::thread other([&] { event.fire(); });
     other.join();
-    for (int i = 0; i < 2000 && !done; ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    CHECK(done);
+    done.wait(false);
 }
 
 namespace {
