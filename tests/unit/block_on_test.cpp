@@ -356,18 +356,24 @@ TEST_CASE(
 
 TEST_CASE("block_on: from a task on the background thread it drives the worker there") {
     runtime rt;
+    test::manual_event go;
     std::atomic<int> result{0};
+    std::thread::id ran_on;
     rt.block_on([&]() -> task<void> {
-        auto h = spawn([](runtime& r, std::atomic<int>& out) -> task<void> {
-            co_await sleep(5ms);  // resumes on the background thread after the root returned
+        auto h = spawn([](runtime& r, test::manual_event& go, std::atomic<int>& out,
+                          std::thread::id& where) -> task<void> {
+            co_await go.wait();  // fired once the root has returned
+            where = std::this_thread::get_id();
             out = r.block_on(test::value_of(11)) == 11 ? 1 : 2;
             out.notify_all();
-        }(rt, result));
+        }(rt, go, result, ran_on));
         (void)h;
-        co_return;
+        co_await test::yield_until([&] { return go.armed(); });
     }());
+    go.fire();
     result.wait(0);
     CHECK(result == 1);
+    CHECK(ran_on != std::this_thread::get_id());
 }
 
 TEST_CASE("block_on: the post-root drain is bounded - so a self-waking task cannot hold it") {
