@@ -52,6 +52,7 @@ TEST_CASE(
     std::atomic<bool> spinner_unwound{false};
     std::atomic<long> spins{0};
     std::atomic<bool> quick_done{false};
+    test::manual_event go;
     rt.block_on([&]() -> task<void> {
         (void)spawn([](std::atomic<bool>& unwound, std::atomic<long>& n) -> task<void> {
             set_on_unwind guard{unwound};
@@ -60,13 +61,16 @@ TEST_CASE(
                 co_await yield_now();  // always runnable: the drain never goes idle
             }
         }(spinner_unwound, spins));
-        // Local: it can only finish in this thread's drain, and is counted.
-        (void)cx::current().spawn_local([](std::atomic<bool>& d) -> task<void> {
-            co_await sleep(1ms);
-            d = true;
-        }(quick_done));
+        // Local, and released just before the shutdown: it can only finish
+        // in this thread's drain, and is counted.
+        (void)cx::current().spawn_local(
+            [](test::manual_event& go, std::atomic<bool>& d) -> task<void> {
+                co_await go.wait();
+                d = true;
+            }(go, quick_done));
         co_return;
     }());
+    go.fire();
     const auto start = std::chrono::steady_clock::now();
     const shutdown_report report = rt.shutdown_timeout(50ms);
     CHECK(std::chrono::steady_clock::now() - start >= 50ms);
