@@ -23,18 +23,23 @@ struct set_on_unwind {
 }  // namespace
 
 TEST_CASE("shutdown_timeout: tasks that finish within the bound finish - none is cancelled") {
+    sync::semaphore go{0};  // outlives the runtime
     runtime rt;
     std::atomic<int> done{0};
     rt.block_on([&]() -> task<void> {
-        // Local tasks of this thread: nothing but this thread's drain can
-        // finish them, so the report counts each of them.
+        // Local tasks of this thread, released just before the shutdown:
+        // nothing but this thread's drain can finish them, so the report
+        // counts each of them.
         for (int i = 0; i < 20; ++i)
-            (void)cx::current().spawn_local([](std::atomic<int>& d) -> task<void> {
-                co_await sleep(5ms);
-                ++d;
-            }(done));
+            (void)cx::current().spawn_local(
+                [](sync::semaphore& go, std::atomic<int>& d) -> task<void> {
+                    (co_await go.acquire(1)).forget();
+                    co_await sleep(5ms);
+                    ++d;
+                }(go, done));
         co_return;
     }());
+    go.release(20);
     const auto start = std::chrono::steady_clock::now();
     const shutdown_report report = rt.shutdown_timeout(60s);
     CHECK(report.finished == 20);
