@@ -34,11 +34,18 @@ void task_record::finish(std::shared_ptr<script::task_outcome> outcome) noexcept
 
 rtkit::task<std::shared_ptr<script::task_outcome>> task_record::join() {
     std::shared_ptr<script::task_outcome> result;
-    while (!(result = outcome()))
+    while (!(result = join_if_ended()))
         co_await ended_.notified();
-    ended_.notify_one();
-    observed_.store(true, std::memory_order_release);
     co_return result;
+}
+
+std::shared_ptr<script::task_outcome> task_record::join_if_ended() {
+    std::shared_ptr<script::task_outcome> result = outcome();
+    if (result) {
+        ended_.notify_one();
+        observed_.store(true, std::memory_order_release);
+    }
+    return result;
 }
 
 std::shared_ptr<script::task_outcome> task_record::outcome() const {

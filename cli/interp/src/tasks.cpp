@@ -164,11 +164,13 @@ rtkit::task<script::value> engine::join_all(frame& f, const script::builtin_expr
     }
     std::vector<std::shared_ptr<script::task_outcome>> outcomes;
     for (const auto& task : tasks) {
-        // Counted as waiting only for a task still running: a join_all of
-        // many ended tasks takes a while, and runs all that time.
-        std::optional<deadlock_watch::waiting> waiting;
-        if (!task->outcome()) waiting.emplace(deadlocks(), f.task, where);
-        auto outcome = co_await task->join();
+        std::shared_ptr<script::task_outcome> outcome = task->join_if_ended();
+        if (!outcome) {
+            // Counted as waiting only for a task still running: a join_all
+            // of many ended tasks takes a while, and runs all that time.
+            deadlock_watch::waiting waiting(deadlocks(), f.task, where);
+            outcome = co_await task->join();
+        }
         outcomes.push_back(std::move(outcome));
     }
     co_return std::shared_ptr<script::object>(worst_of(outcomes));
