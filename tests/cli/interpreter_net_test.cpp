@@ -12,12 +12,6 @@
 namespace {
 
 /// The default configuration with `reactor` as the reactor.
-rtkit::runtime_config with_reactor(const std::string& reactor) {
-    rtkit::runtime_config config;
-    config.reactor.preference = {reactor};
-    return config;
-}
-
 const char* const echo_script = R"(let l = listen "127.0.0.1:0"
 assert l.port > 0
 spawn server {

@@ -13,12 +13,6 @@
 
 namespace {
 
-rtkit::runtime_config with_reactor(const std::string& reactor) {
-    rtkit::runtime_config config;
-    config.reactor.preference = {reactor};
-    return config;
-}
-
 bool has_default_disposition(int signal) {
     struct sigaction now {};
     ::sigaction(signal, nullptr, &now);

@@ -24,10 +24,6 @@ std::string replace_all(std::string text, const std::string& from, const std::st
     return text;
 }
 
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
-
 }  // namespace
 
 TEST_CASE("config check - a valid file exits 0") {

@@ -42,10 +42,6 @@ rtctl_limits bounded(std::string stdin_path = "/dev/null") {
     return limits;
 }
 
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
-
 /// A sparse file of `size` bytes (zeros).
 void make_file_of_size(const fs::path& path, unsigned long size) {
     std::ofstream(path).close();

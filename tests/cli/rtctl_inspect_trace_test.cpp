@@ -29,13 +29,6 @@ struct temp_file {
     ~temp_file() { unlink(path.c_str()); }
 };
 
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 std::string write_temp(const temp_file& file, const std::string& text) {
     std::ofstream(file.path, std::ios::binary) << text;
     return file.path;

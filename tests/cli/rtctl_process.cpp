@@ -10,17 +10,6 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace {
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-}  // namespace
-
 rtctl_result run_rtctl(const std::vector<std::string>& args, const rtctl_limits& limits) {
     return run_program(RTCTL_PATH, args, limits);
 }
@@ -75,4 +64,11 @@ rtctl_result run_program(const std::string& path, const std::vector<std::string>
     unlink(out_path);
     unlink(err_path);
     return result;
+}
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
 }

@@ -22,6 +22,14 @@ struct rtctl_limits {
     unsigned long memory_limit_bytes = 0;
 };
 
+/// The whole content of the file at `path` (empty if it cannot be read).
+std::string slurp(const std::string& path);
+
+/// Whether `part` occurs in `text`.
+inline bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
 /// Runs RTCTL_PATH with `args` in the source directory.
 rtctl_result run_rtctl(const std::vector<std::string>& args, const rtctl_limits& limits = {});
 /// Runs the program at `path` with `args` in the source directory.

@@ -19,6 +19,13 @@ struct script_result {
 script_result run_script(std::string text, rtkit::interp::interpreter_options options = {},
                          const rtkit::runtime_config& config = {});
 
+/// The default configuration with `reactor` as the only reactor preference.
+inline rtkit::runtime_config with_reactor(const std::string& reactor) {
+    rtkit::runtime_config config;
+    config.reactor.preference = {reactor};
+    return config;
+}
+
 /// The first line of the error output, without the file name.
 std::string first_error(const script_result& r);
 

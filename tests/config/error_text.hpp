@@ -3,8 +3,10 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <string_view>
 
 #include "rtkit/config/config_error.hpp"
+#include "rtkit/config/load.hpp"
 
 template <class Load>
 std::string config_error_text(Load&& load) {
@@ -15,4 +17,9 @@ std::string config_error_text(Load&& load) {
     }
     FAIL("expected a config_error");
     return {};
+}
+
+/// The error text of loading `toml` as a file named rt.toml.
+inline std::string error_of(std::string_view toml) {
+    return config_error_text([&] { rtkit::config::load_string(toml, "rt.toml"); });
 }

@@ -6,14 +6,6 @@
 #include "error_text.hpp"
 #include "rtkit/config/load.hpp"
 
-using rtkit::config::load_string;
-
-namespace {
-std::string error_of(std::string_view toml) {
-    return config_error_text([&] { load_string(toml, "rt.toml"); });
-}
-}  // namespace
-
 TEST_CASE("an unknown top-level table names its position and suggests the closest one") {
     const auto text = error_of("[runtime]\nname = \"x\"\n[reactr]\nplugin = \"epoll\"\n");
     CHECK(text.rfind("rt.toml:3:2: error: unknown key 'reactr' in the top level; did you mean "

@@ -10,9 +10,6 @@
 using rtkit::config::load_string;
 
 namespace {
-std::string error_of(std::string_view toml) {
-    return config_error_text([&] { load_string(toml, "rt.toml"); });
-}
 bool contains(const std::string& text, const std::string& part) {
     return text.find(part) != std::string::npos;
 }

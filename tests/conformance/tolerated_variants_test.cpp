@@ -22,14 +22,11 @@
 #include "rtkit/net.hpp"
 #include "rtkit/rtkit.hpp"
 #include "rtkit/sync/oneshot.hpp"
+#include "variant_support.hpp"
 
 namespace {
 
 using namespace std::chrono_literals;
-
-std::filesystem::path variant(const std::string& name) {
-    return std::filesystem::path(RTKIT_TEST_VARIANT_DIR) / ("rtkit_reactor_" + name + ".so");
-}
 
 rtkit::runtime_config config_for(const std::string& name, bool multi_thread) {
     rtkit::runtime_config config;
@@ -110,7 +107,8 @@ void count_signal(int) {
 }  // namespace
 
 TEST_CASE("tolerated: a reactor that does not retry EINTR passes the suite and runs programs") {
-    const auto r = rtkit::conformance::run_reactor_conformance(variant("eintr_not_retried"));
+    const auto r =
+        rtkit::conformance::run_reactor_conformance(variant_file("reactor", "eintr_not_retried"));
     MESSAGE(rtkit::conformance::format_report(r));
     CHECK(r.passed());
 
@@ -154,7 +152,8 @@ TEST_CASE("tolerated: a reactor that does not retry EINTR passes the suite and r
 }
 
 TEST_CASE("tolerated: stale readiness for a reused descriptor passes the suite and runs programs") {
-    const auto r = rtkit::conformance::run_reactor_conformance(variant("stale_after_reuse"));
+    const auto r =
+        rtkit::conformance::run_reactor_conformance(variant_file("reactor", "stale_after_reuse"));
     MESSAGE(rtkit::conformance::format_report(r));
     CHECK(r.passed());
     for (const bool multi_thread : {false, true}) {

@@ -6,25 +6,19 @@
 #include <string>
 
 #include "rtkit/conformance/conformance.hpp"
+#include "variant_support.hpp"
 
 namespace {
 
 rtkit::conformance::report run_variant(const std::string& name) {
-    const auto r = rtkit::conformance::run_lanes_conformance(
-        std::filesystem::path(RTKIT_TEST_VARIANT_DIR) / ("rtkit_lanes_" + name + ".so"));
+    const auto r = rtkit::conformance::run_lanes_conformance(variant_file("lanes", name));
     MESSAGE(rtkit::conformance::format_report(r));
     return r;
 }
 
-const rtkit::conformance::case_result* find_case(const rtkit::conformance::report& r,
-                                                 const std::string& name) {
-    for (const auto& c : r.cases)
-        if (c.name == name) return &c;
-    return nullptr;
-}
-
 /// Checks that variant `name` fails case `expected` with a message holding `said`.
-void check_caught(const std::string& name, const std::string& expected, const std::string& said) {
+void check_lanes_caught(const std::string& name, const std::string& expected,
+                        const std::string& said) {
     const auto r = run_variant(name);
     REQUIRE(r.load_error.empty());
     const auto* c = find_case(r, expected);
@@ -50,30 +44,31 @@ TEST_CASE("lanes variants: the plain policies pass - a stated bound and a random
 }
 
 TEST_CASE("lanes variants: one cancel pop more than the stated streak is caught") {
-    check_caught("streak_off_by_one", "lanes.stated_wait_bound_holds",
-                 "more than the bound the policy states");
+    check_lanes_caught("streak_off_by_one", "lanes.stated_wait_bound_holds",
+                       "more than the bound the policy states");
 }
 
 TEST_CASE("lanes variants: a LIFO ready lane under a FIFO's bound is caught") {
-    check_caught("lifo", "lanes.stated_wait_bound_holds", "more than the bound the policy states");
+    check_lanes_caught("lifo", "lanes.stated_wait_bound_holds",
+                       "more than the bound the policy states");
 }
 
 TEST_CASE("lanes variants: a steal that hands over one entry is caught") {
-    check_caught("steals_one", "lanes.steal_hands_over_a_batch",
-                 "a thief gets a batch, at least half of what it asks for");
+    check_lanes_caught("steals_one", "lanes.steal_hands_over_a_batch",
+                       "a thief gets a batch, at least half of what it asks for");
 }
 
 TEST_CASE("lanes variants: a stolen entry that stays queued is caught") {
-    check_caught("steals_a_copy", "lanes.every_entry_comes_back_exactly_once",
-                 "size() drifted from the number of queued tasks");
+    check_lanes_caught("steals_a_copy", "lanes.every_entry_comes_back_exactly_once",
+                       "size() drifted from the number of queued tasks");
 }
 
 TEST_CASE("lanes variants: round-robin picks that claim to be random are caught") {
-    check_caught("round_robin", "lanes.random_picks_are_uniform",
-                 "consecutive picks are not independent");
+    check_lanes_caught("round_robin", "lanes.random_picks_are_uniform",
+                       "consecutive picks are not independent");
 }
 
 TEST_CASE("lanes variants: picks from outside the stated window are caught") {
-    check_caught("outside_window", "lanes.random_picks_are_uniform",
-                 "entries pushed before it: outside the window of the 8 pushed earliest");
+    check_lanes_caught("outside_window", "lanes.random_picks_are_uniform",
+                       "entries pushed before it: outside the window of the 8 pushed earliest");
 }

@@ -16,27 +16,17 @@
 #include "rtkit/detail/io_driver.hpp"
 #include "rtkit/net.hpp"
 #include "rtkit/rtkit.hpp"
+#include "variant_support.hpp"
 
 namespace {
 
 using namespace std::chrono_literals;
 
-std::filesystem::path variant(const std::string& name) {
-    return std::filesystem::path(RTKIT_TEST_VARIANT_DIR) / ("rtkit_reactor_" + name + ".so");
-}
-
-const rtkit::conformance::case_result* find_case(const rtkit::conformance::report& r,
-                                                 const std::string& name) {
-    for (const auto& c : r.cases)
-        if (c.name == name) return &c;
-    return nullptr;
-}
-
 /// Runs the reactor suite on variant `name` and checks that each of `cases`
 /// failed in under a second with a message that names `rule`.
-void check_caught(const std::string& name, const std::vector<std::string>& cases,
-                  const std::string& rule) {
-    const auto r = rtkit::conformance::run_reactor_conformance(variant(name));
+void check_reactor_caught(const std::string& name, const std::vector<std::string>& cases,
+                          const std::string& rule) {
+    const auto r = rtkit::conformance::run_reactor_conformance(variant_file("reactor", name));
     MESSAGE(rtkit::conformance::format_report(r));
     REQUIRE(r.load_error.empty());
     for (const std::string& expected : cases) {
@@ -64,51 +54,51 @@ std::string error_text(F f, int& error) {
 }  // namespace
 
 TEST_CASE("variants: a wake() that does nothing fails the wake cases - fast - naming the rule") {
-    check_caught("noop_wake", {"reactor.wake_ends_a_blocking_poll"},
-                 "wake() from another thread ends a blocking poll()");
-    check_caught("noop_wake", {"reactor.many_wakes_coalesce"},
-                 "a wake() before poll() makes that poll() return at once");
+    check_reactor_caught("noop_wake", {"reactor.wake_ends_a_blocking_poll"},
+                         "wake() from another thread ends a blocking poll()");
+    check_reactor_caught("noop_wake", {"reactor.many_wakes_coalesce"},
+                         "a wake() before poll() makes that poll() return at once");
 }
 
 TEST_CASE("variants: readiness delivered to the wrong registration is caught - fast") {
-    check_caught("wrong_registration", {"reactor.readiness_reaches_only_its_registration"},
-                 "readiness goes to the token of its own registration");
+    check_reactor_caught("wrong_registration", {"reactor.readiness_reaches_only_its_registration"},
+                         "readiness goes to the token of its own registration");
 }
 
 TEST_CASE(
     "variants: several ready in one poll delivered under each other's tokens is caught - fast") {
-    check_caught("rotates_tokens", {"reactor.several_ready_in_one_poll"},
-                 "readiness goes to the token of its own registration");
+    check_reactor_caught("rotates_tokens", {"reactor.several_ready_in_one_poll"},
+                         "readiness goes to the token of its own registration");
 }
 
 TEST_CASE("variants: watching only the first direction asked for is caught - fast") {
-    check_caught("first_direction_only", {"reactor.watch_adds_a_direction"},
-                 "watch() adds the directions it asks for to those still watched");
+    check_reactor_caught("first_direction_only", {"reactor.watch_adds_a_direction"},
+                         "watch() adds the directions it asks for to those still watched");
 }
 
 TEST_CASE("variants: events beyond a per-poll cap dropped are caught - fast") {
-    check_caught("drops_beyond_cap", {"reactor.burst_beyond_any_cap"},
-                 "readiness beyond what one poll() delivers comes with the next");
+    check_reactor_caught("drops_beyond_cap", {"reactor.burst_beyond_any_cap"},
+                         "readiness beyond what one poll() delivers comes with the next");
 }
 
 TEST_CASE("variants: a signal during poll turned into an error is caught - fast") {
-    check_caught("eintr_is_error", {"reactor.signal_does_not_end_poll"},
-                 "a signal caught during poll() does not make it fail");
+    check_reactor_caught("eintr_is_error", {"reactor.signal_does_not_end_poll"},
+                         "a signal caught during poll() does not make it fail");
 }
 
 TEST_CASE("variants: readiness dropped while nobody waits is caught - fast") {
-    check_caught("drops_unwatched", {"reactor.readiness_before_a_wait_is_not_lost"},
-                 "readiness that arrived before the wait is still delivered");
+    check_reactor_caught("drops_unwatched", {"reactor.readiness_before_a_wait_is_not_lost"},
+                         "readiness that arrived before the wait is still delivered");
 }
 
 TEST_CASE("variants: a level-triggered backend that repeats what it delivered is caught - fast") {
-    check_caught("repeats_delivered", {"reactor.delivered_readiness_is_not_repeated"},
-                 "a delivered direction is not delivered again");
+    check_reactor_caught("repeats_delivered", {"reactor.delivered_readiness_is_not_repeated"},
+                         "a delivered direction is not delivered again");
 }
 
 TEST_CASE("variants: the suite runs at a reactor's declared limits and passes it") {
     const auto r = rtkit::conformance::run_reactor_conformance(
-        variant("limited"), {{"max_registrations", std::int64_t{200}}});
+        variant_file("reactor", "limited"), {{"max_registrations", std::int64_t{200}}});
     MESSAGE(rtkit::conformance::format_report(r));
     CHECK(r.passed());
     const auto* big = find_case(r, "reactor.ten_thousand_descriptors");
@@ -120,7 +110,8 @@ TEST_CASE("variants: the suite runs at a reactor's declared limits and passes it
 TEST_CASE("variants: the kernel refuses a registration beyond the declared limits with EMFILE") {
     const rtkit::plugin_loader loader;
     rtkit::detail::io_driver io(
-        loader.create<rtkit::reactor>(variant("limited"), {{"max_registrations", std::int64_t{2}}}),
+        loader.create<rtkit::reactor>(variant_file("reactor", "limited"),
+                                      {{"max_registrations", std::int64_t{2}}}),
         "limited");
     int fds[2], more[2];
     REQUIRE(::pipe(fds) == 0);
@@ -136,7 +127,8 @@ TEST_CASE("variants: the kernel refuses a registration beyond the declared limit
     io.remove(b);
 
     rtkit::detail::io_driver low(
-        loader.create<rtkit::reactor>(variant("limited"), {{"descriptor_limit", std::int64_t{3}}}),
+        loader.create<rtkit::reactor>(variant_file("reactor", "limited"),
+                                      {{"descriptor_limit", std::int64_t{3}}}),
         "limited");
     const std::string too_high = error_text([&] { low.add(fds[0], rtkit::interest::read); }, error);
     CHECK(error == EMFILE);

@@ -21,12 +21,12 @@ using namespace std::chrono_literals;
 
 namespace {
 
-struct setup {
+struct recv_setup {
     std::string name;
     runtime_config config;
 };
 
-std::vector<setup> setups() {
+std::vector<recv_setup> recv_setups() {
     runtime_config tiny = net_test::config_for("uring");
     // Two 64-byte buffers: every case below exhausts them.
     tiny.reactor.options["uring"] = {{"recv_buffers", std::int64_t{2}},
@@ -61,15 +61,11 @@ task<std::pair<net::unix_stream, net::unix_stream>> pair_receiving() {
     co_return ends;
 }
 
-task<std::size_t> read_into(net::byte_stream& s, std::vector<char>& buffer) {
-    co_return co_await s.read(buffer.data(), buffer.size());
-}
-
 }  // namespace
 
 TEST_CASE(
     "buffered recv: bytes that arrive before any read wait in order - on four sockets at once") {
-    for (const setup& s : setups()) {
+    for (const recv_setup& s : recv_setups()) {
         INFO("reactor: " << s.name);
         runtime rt(s.config);
         rt.block_on([]() -> task<void> {
@@ -93,7 +89,7 @@ TEST_CASE(
 }
 
 TEST_CASE("buffered recv: a read of bytes already received completes without suspending") {
-    for (const setup& s : setups()) {
+    for (const recv_setup& s : recv_setups()) {
         if (s.name == "uring without buffered recv") continue;  // every recv waits for the kernel
         INFO("reactor: " << s.name);
         runtime rt(s.config);
@@ -117,20 +113,20 @@ TEST_CASE("buffered recv: a read of bytes already received completes without sus
 }
 
 TEST_CASE("buffered recv: a cancelled read leaves what comes later to the next read") {
-    for (const setup& s : setups()) {
+    for (const recv_setup& s : recv_setups()) {
         INFO("reactor: " << s.name);
         runtime rt(s.config);
         rt.block_on([]() -> task<void> {
             auto [a, b] = net::unix_stream::pair();
             std::vector<char> first(16, '\0'), second(16, '\0');
             for (int round = 0; round < 3; ++round) {  // the multishot recv outlives each cancel
-                auto reader = spawn(read_into(a, first));
+                auto reader = spawn(net_test::read_into(a, first));
                 co_await sleep(10ms);
                 reader.cancel();
                 CHECK((co_await std::move(reader)).is_cancelled());
                 co_await b.write_all("later");
                 co_await sleep(10ms);  // received, with no reader parked
-                const std::size_t n = co_await read_into(a, second);
+                const std::size_t n = co_await net_test::read_into(a, second);
                 CHECK(net_test::text_of(second, n) == "later");
                 CHECK(first[0] == '\0');
             }
@@ -140,7 +136,7 @@ TEST_CASE("buffered recv: a cancelled read leaves what comes later to the next r
 
 TEST_CASE(
     "buffered recv: unread bytes of a closed socket never reach the next owner of its number") {
-    for (const setup& s : setups()) {
+    for (const recv_setup& s : recv_setups()) {
         INFO("reactor: " << s.name);
         runtime rt(s.config);
         rt.block_on([]() -> task<void> {
@@ -148,14 +144,14 @@ TEST_CASE(
             const int number = a.native_handle();
             co_await b.write_all("one");
             std::vector<char> got(16, '\0');
-            CHECK(net_test::text_of(got, co_await read_into(a, got)) == "one");
+            CHECK(net_test::text_of(got, co_await net_test::read_into(a, got)) == "one");
             co_await b.write_all("stale bytes");
             co_await sleep(10ms);  // queued in the reactor (uring), unread
             a.close();
             auto [c, d] = net::unix_stream::pair();
             REQUIRE(c.native_handle() == number);
             std::vector<char> fresh(16, '\0');
-            auto reader = spawn(read_into(c, fresh));
+            auto reader = spawn(net_test::read_into(c, fresh));
             co_await sleep(20ms);
             CHECK_FALSE(reader.is_finished());  // nothing of the old socket arrived
             co_await d.write_all("new");
@@ -177,7 +173,7 @@ TEST_CASE(
 }
 
 TEST_CASE("buffered recv: end of stream comes after the queued bytes - and again on every read") {
-    for (const setup& s : setups()) {
+    for (const recv_setup& s : recv_setups()) {
         INFO("reactor: " << s.name);
         runtime rt(s.config);
         rt.block_on([]() -> task<void> {
@@ -186,9 +182,9 @@ TEST_CASE("buffered recv: end of stream comes after the queued bytes - and again
             b.close();
             co_await sleep(10ms);
             std::vector<char> got(16, '\0');
-            CHECK(net_test::text_of(got, co_await read_into(a, got)) == "bye");
-            CHECK(co_await read_into(a, got) == 0);
-            CHECK(co_await read_into(a, got) == 0);
+            CHECK(net_test::text_of(got, co_await net_test::read_into(a, got)) == "bye");
+            CHECK(co_await net_test::read_into(a, got) == 0);
+            CHECK(co_await net_test::read_into(a, got) == 0);
         }());
     }
 }

@@ -14,10 +14,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-task<std::size_t> read_into(net::byte_stream& s, std::vector<char>& buffer) {
-    co_return co_await s.read(buffer.data(), buffer.size());
-}
-
 /// Owns its stream: a cancel unwinds it, closing the socket. (A parameter
 /// would live as long as the frame, which the join handle keeps.)
 task<void> read_owned(net::unix_stream s) {
@@ -35,13 +31,13 @@ TEST_CASE("cancel: a cancelled read consumes nothing - the next read gets the by
         rt.block_on([]() -> task<void> {
             auto [a, b] = net::unix_stream::pair();
             std::vector<char> first(64, '\0'), second(64, '\0');
-            auto reader = spawn(read_into(a, first));
+            auto reader = spawn(net_test::read_into(a, first));
             co_await sleep(20ms);  // the read is in flight (submitted or armed)
             reader.cancel();
             const outcome<std::size_t> cancelled = co_await std::move(reader);
             CHECK(cancelled.is_cancelled());
             co_await b.write_all("after");
-            const std::size_t n = co_await read_into(a, second);
+            const std::size_t n = co_await net_test::read_into(a, second);
             CHECK(net_test::text_of(second, n) == "after");
             CHECK(first[0] == '\0');  // the cancelled read never wrote its buffer
         }());
@@ -69,7 +65,7 @@ TEST_CASE("cancel: unwinding a reader closes its socket for real - the number is
             auto [c, d] = net::unix_stream::pair();
             CHECK(c.native_handle() == old_number);
             std::vector<char> got(64, '\0');
-            auto fresh = spawn(read_into(c, got));
+            auto fresh = spawn(net_test::read_into(c, got));
             co_await sleep(20ms);
             CHECK_FALSE(fresh.is_finished());  // no stale wake made it return early
             co_await d.write_all("fresh");

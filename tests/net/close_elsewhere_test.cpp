@@ -22,7 +22,7 @@ using namespace std::chrono_literals;
 namespace {
 
 /// True when `fd` reads as end of stream within 5 seconds.
-bool sees_end_of_stream(int fd) {
+bool polls_end_of_stream(int fd) {
     pollfd readable{fd, POLLIN, 0};
     char byte = 0;
     return ::poll(&readable, 1, 5000) == 1 && ::read(fd, &byte, 1) == 0;
@@ -59,7 +59,7 @@ TEST_CASE("a stream destroyed on a thread that does not drive the worker is clos
             std::thread closer([&, doomed = std::move(server), tx = std::move(tx)]() mutable {
                 net_test::wait_until_asleep(driver);
                 { auto gone = std::move(doomed); }
-                tx.send(sees_end_of_stream(client));
+                tx.send(polls_end_of_stream(client));
             });
             const std::optional<bool> closed = rt.block_on([&]() -> task<std::optional<bool>> {
                 auto listener = net::tcp_listener::bind(net::socket_address::loopback(0));
@@ -89,7 +89,7 @@ TEST_CASE("a stream destroyed in a block_on root polled without the worker is cl
                 co_return;
             }(server));
             // Closed while the other thread still holds the worker.
-            CHECK(sees_end_of_stream(client));
+            CHECK(polls_end_of_stream(client));
             holder.release();
             ::close(client);
         });

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -74,6 +75,23 @@ inline rtkit::runtime_config config_for(const setup& s) {
     }
     if (s.single_issuer) c.reactor.options["uring"] = {{"single_issuer", true}};
     return c;
+}
+
+/// This process's io_uring descriptors.
+inline std::vector<int> io_uring_descriptors() {
+    std::vector<int> fds;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+        std::error_code ec;
+        const auto target = std::filesystem::read_symlink(entry.path(), ec);
+        if (!ec && target.string().find("io_uring") != std::string::npos)
+            fds.push_back(std::stoi(entry.path().filename().string()));
+    }
+    return fds;
+}
+
+/// Reads once into the whole of `buffer`.
+inline rtkit::task<std::size_t> read_into(rtkit::net::byte_stream& s, std::vector<char>& buffer) {
+    co_return co_await s.read(buffer.data(), buffer.size());
 }
 
 inline std::string text_of(const std::vector<char>& bytes, std::size_t n) {

@@ -22,14 +22,14 @@ using namespace std::chrono_literals;
 
 namespace {
 
-struct setup {
+struct files_setup {
     std::string name;
     runtime_config config;
     bool expects_registered_files;
     bool expects_sq_thread = false;
 };
 
-std::vector<setup> setups() {
+std::vector<files_setup> files_setups() {
     runtime_config one = net_test::config_for("uring");
     one.reactor.options["uring"] = {{"fixed_files", std::int64_t{1}}};
     runtime_config none = net_test::config_for("uring");
@@ -86,10 +86,10 @@ task<void> exchange(net::unix_stream& a, net::unix_stream& b, const std::string&
 TEST_CASE(
     "uring registered files: sockets use them - let go on close - and a reused slot "
     "carries only its new socket") {
-    for (const setup& s : setups()) {
+    for (const files_setup& s : files_setups()) {
         INFO("reactor: " << s.name);
         runtime rt(s.config);
-        rt.block_on([](const setup& expected) -> task<void> {
+        rt.block_on([](const files_setup& expected) -> task<void> {
             auto [a, b] = net::unix_stream::pair();
             co_await exchange(a, b, "first");
             const ring_info while_open = rings();

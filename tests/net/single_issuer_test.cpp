@@ -69,18 +69,6 @@ using lost_on_purpose = __lsan::ScopedDisabler;
 struct lost_on_purpose {};
 #endif
 
-/// This process's io_uring descriptors.
-std::vector<int> io_uring_descriptors() {
-    std::vector<int> fds;
-    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
-        std::error_code ec;
-        const auto target = std::filesystem::read_symlink(entry.path(), ec);
-        if (!ec && target.string().find("io_uring") != std::string::npos)
-            fds.push_back(std::stoi(entry.path().filename().string()));
-    }
-    return fds;
-}
-
 /// io_uring_enter(GETEVENTS, nothing to submit, no minimum) on ring `fd`: 0,
 /// or the errno it failed with.
 int enter_for_events(int fd) {
@@ -246,7 +234,7 @@ TEST_CASE("single_issuer: the kernel binds the ring - and the reactor refuses a 
     struct ignore_all : readiness_sink {
         void deliver(io_token, unsigned) noexcept override {}
     } sink;
-    const std::vector<int> rings_before = io_uring_descriptors();
+    const std::vector<int> rings_before = net_test::io_uring_descriptors();
     // By default the ring is its first driver's too, until it is shared.
     auto shared = plugin_loader().create_by_name<reactor>("uring", {});
     CHECK(shared->query_interface(thread_bound_reactor_name) == nullptr);
@@ -272,7 +260,7 @@ TEST_CASE("single_issuer: the kernel binds the ring - and the reactor refuses a 
         }
         // Past the reactor's own check: the kernel answers this thread's wait
         // on the bound ring with EEXIST, and on the shared one with nothing.
-        for (const int fd : io_uring_descriptors())
+        for (const int fd : net_test::io_uring_descriptors())
             if (std::find(rings_before.begin(), rings_before.end(), fd) == rings_before.end())
                 enter_errors.push_back(enter_for_events(fd));
     }).join();

@@ -23,18 +23,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-/// This process's io_uring descriptors.
-std::vector<int> io_uring_descriptors() {
-    std::vector<int> fds;
-    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
-        std::error_code ec;
-        const auto target = std::filesystem::read_symlink(entry.path(), ec);
-        if (!ec && target.string().find("io_uring") != std::string::npos)
-            fds.push_back(std::stoi(entry.path().filename().string()));
-    }
-    return fds;
-}
-
 /// Whether a thread that never drove the runtime may enter its ring `fd`
 /// (a ring of one issuer answers EEXIST).
 bool others_may_enter(int fd) {
@@ -49,7 +37,7 @@ bool others_may_enter(int fd) {
 /// The ring of the one uring runtime of the test (the multishot-recv probe's
 /// ring is closed by the time the runtime starts).
 int only_ring() {
-    const auto rings = io_uring_descriptors();
+    const auto rings = net_test::io_uring_descriptors();
     REQUIRE(rings.size() == 1);
     return rings.front();
 }

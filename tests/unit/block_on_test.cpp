@@ -16,14 +16,9 @@ using namespace std::chrono_literals;
 
 namespace {
 
-task<std::thread::id> thread_of_task() {
-    co_await yield_now();
-    co_return std::this_thread::get_id();
-}
-
 /// Spawns a task and returns the thread it ran on.
 task<std::thread::id> spawned_thread() {
-    co_return (co_await spawn(thread_of_task())).value();
+    co_return (co_await spawn(test::thread_of_task())).value();
 }
 
 }  // namespace

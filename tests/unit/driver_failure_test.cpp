@@ -17,16 +17,11 @@ using namespace std::chrono_literals;
 
 namespace {
 
-task<std::thread::id> thread_of_task() {
-    co_await yield_now();
-    co_return std::this_thread::get_id();
-}
-
 /// What a healthy runtime does after the failure: a root that spawns, sleeps
 /// and joins, with the spawned task run on this thread (the worker is back).
 void check_runtime_still_works(runtime& rt) {
     const auto ran_on = rt.block_on([]() -> task<std::thread::id> {
-        auto h = spawn(thread_of_task());
+        auto h = spawn(test::thread_of_task());
         co_await sleep(1ms);
         co_return (co_await std::move(h)).value();
     }());

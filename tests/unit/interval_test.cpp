@@ -31,7 +31,7 @@ struct flavor {
     std::string name;
     runtime_config config;
 };
-std::vector<flavor> flavors() {
+std::vector<flavor> named_flavors() {
     return {{"current_thread", runtime_config{}}, {"multi_thread", test::multi_thread(2)}};
 }
 
@@ -39,7 +39,7 @@ std::vector<flavor> flavors() {
 /// on a runtime of each flavor.
 template <class F>
 void on_each_flavor(F body) {
-    for (const flavor& f : flavors()) {
+    for (const flavor& f : named_flavors()) {
         INFO("flavor: " << f.name);
         runtime rt(f.config);
         rt.block_on([](F& body) -> task<void> {

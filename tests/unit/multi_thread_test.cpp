@@ -34,11 +34,6 @@ struct worker_group_test_access {
 
 namespace {
 
-task<std::thread::id> thread_of_task() {
-    co_await yield_now();
-    co_return std::this_thread::get_id();
-}
-
 /// Counts frames alive: every task that holds one is finalised when the
 /// count is back to zero.
 struct alive {
@@ -64,7 +59,7 @@ TEST_CASE("multi_thread: tasks run on the worker threads - the root on the calle
         CHECK(std::this_thread::get_id() == me);
         std::vector<join_handle<std::thread::id>> hs;
         for (int i = 0; i < 200; ++i)
-            hs.push_back(spawn(thread_of_task()));
+            hs.push_back(spawn(test::thread_of_task()));
         std::set<std::thread::id> seen;
         for (auto& h : hs)
             seen.insert((co_await std::move(h)).value());

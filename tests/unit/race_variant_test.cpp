@@ -15,14 +15,8 @@ using namespace std::chrono_literals;
 
 namespace {
 
-/// Counts its destruction, so a test sees that a task was unwound.
-struct unwind_mark {
-    std::atomic<int>& count;
-    ~unwind_mark() { ++count; }
-};
-
 task<int> never(std::atomic<int>& unwound, test::arrivals* started = nullptr) {
-    unwind_mark mark{unwound};
+    test::unwind_mark mark{unwound};
     if (started) started->arrive();
     co_await sleep(std::chrono::hours(1));
     co_return 0;
@@ -35,15 +29,11 @@ task<void> waits_on(test::manual_event& event) {
     co_await event.wait();
 }
 
-std::vector<runtime_config> flavors() {
-    return {runtime_config{}, test::multi_thread(2)};
-}
-
 }  // namespace
 
 TEST_CASE(
     "race of different types: the winner's outcome at its position - the loser unwound first") {
-    for (const runtime_config& config : flavors()) {
+    for (const runtime_config& config : test::both_flavors()) {
         INFO("flavor: " << config.flavor);
         runtime rt(config);
         std::atomic<int> unwound{0};
@@ -106,7 +96,7 @@ TEST_CASE(
 }
 
 TEST_CASE("race of different types: cancelling the racer cancels and drains every contender") {
-    for (const runtime_config& config : flavors()) {
+    for (const runtime_config& config : test::both_flavors()) {
         INFO("flavor: " << config.flavor);
         runtime rt(config);
         std::atomic<int> unwound{0};

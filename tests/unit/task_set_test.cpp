@@ -16,18 +16,12 @@ using namespace std::chrono_literals;
 
 namespace {
 
-/// Counts its destruction, so a test sees that a task was unwound.
-struct unwind_mark {
-    std::atomic<int>& count;
-    ~unwind_mark() { ++count; }
-};
-
 task<int> value_when(test::manual_event& event, int value) {
     co_await event.wait();
     co_return value;
 }
 task<int> never(test::arrivals& started, std::atomic<int>& unwound) {
-    unwind_mark mark{unwound};
+    test::unwind_mark mark{unwound};
     started.arrive();
     co_await sleep(std::chrono::hours(1));
     co_return 0;
@@ -44,10 +38,6 @@ task<void> yield_until(F done) {
     for (int i = 0; i < 100000 && !done(); ++i)
         co_await yield_now();
     CHECK(done());
-}
-
-std::vector<runtime_config> flavors() {
-    return {runtime_config{}, test::multi_thread(2)};
 }
 
 }  // namespace
@@ -91,7 +81,7 @@ TEST_CASE("task_set: a task that throws gives its failure - of void too") {
 }
 
 TEST_CASE("task_set: dropping the set cancels its running tasks - their region waits for them") {
-    for (const runtime_config& config : flavors()) {
+    for (const runtime_config& config : test::both_flavors()) {
         INFO("flavor: " << config.flavor);
         runtime rt(config);
         test::arrivals started;

@@ -9,6 +9,7 @@
 #include <coroutine>
 #include <functional>
 #include <mutex>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -111,6 +112,25 @@ void on_both_flavors(Body&& body) {
         body(config);
     }
 }
+
+/// The default configuration with the virtual clock.
+inline runtime_config virtual_clock() {
+    runtime_config c;
+    c.clock = "virtual";
+    return c;
+}
+
+/// The thread a task runs on after one yield.
+inline task<std::thread::id> thread_of_task() {
+    co_await yield_now();
+    co_return std::this_thread::get_id();
+}
+
+/// Counts its destruction, so a test sees that a task was unwound.
+struct unwind_mark {
+    std::atomic<int>& count;
+    ~unwind_mark() { ++count; }
+};
 
 inline task<std::int64_t> value_of(std::int64_t v) {
     co_return v;

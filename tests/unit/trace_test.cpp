@@ -50,12 +50,6 @@ struct trace_file {
     }
 };
 
-runtime_config virtual_clock() {
-    runtime_config c;
-    c.clock = "virtual";
-    return c;
-}
-
 std::vector<json> events_where(const json& events, const std::string& ph, const std::string& name) {
     std::vector<json> found;
     for (const json& e : events)
@@ -129,7 +123,7 @@ TEST_CASE("trace - named tasks show their spawns and polls and wakes and ends") 
     trace_file file;
     test::manual_event event;
     {
-        runtime rt(file.config(virtual_clock()));
+        runtime rt(file.config(test::virtual_clock()));
         rt.block_on([&]() -> task<void> {
             auto sleeper = spawn("sleeper", []() -> task<void> { co_await sleep(5ms); }());
             auto waiter = spawn("waiter", wait_for(event));
@@ -240,7 +234,7 @@ TEST_CASE("trace - a task that wakes itself in its poll is a self wake") {
 TEST_CASE("trace - a cancelled task ends cancelled after its cancel request") {
     trace_file file;
     {
-        runtime rt(file.config(virtual_clock()));
+        runtime rt(file.config(test::virtual_clock()));
         rt.block_on([]() -> task<void> {
             auto sleeper = spawn("sleeper", []() -> task<void> { co_await sleep(1h); }());
             co_await yield_now();
@@ -324,7 +318,7 @@ TEST_CASE("trace - a region opens and closes around the tasks spawned in it") {
     trace_file file;
     region_id inside{};
     {
-        runtime rt(file.config(virtual_clock()));
+        runtime rt(file.config(test::virtual_clock()));
         rt.block_on([&]() -> task<void> {
             co_await cx::current().region([&](cx scope) -> task<void> {
                 inside = scope.region_id();
@@ -387,7 +381,7 @@ TEST_CASE("trace - a small buffer writes the same events as it fills") {
     const auto run = [](std::size_t buffer_events) {
         trace_file file;
         {
-            runtime rt(file.config(virtual_clock(), buffer_events));
+            runtime rt(file.config(test::virtual_clock(), buffer_events));
             rt.block_on([]() -> task<void> {
                 std::vector<join_handle<void>> tasks;
                 for (int i = 0; i < 50; ++i)
@@ -709,7 +703,7 @@ TEST_CASE("trace - a shutdown that unwinds the holder of a task's waker is no lo
 TEST_CASE("trace - a wait that a timeout scope ends is no lost wake-up") {
     trace_file file;
     {
-        runtime rt(file.config(virtual_clock()));
+        runtime rt(file.config(test::virtual_clock()));
         rt.block_on([]() -> task<void> {
             (void)co_await spawn("bounded", []() -> task<void> {
                 const bool in_time = co_await timeout(5ms, []() -> task<void> {

@@ -22,12 +22,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-runtime_config virtual_clock() {
-    runtime_config c;
-    c.clock = "virtual";
-    return c;
-}
-
 /// Whether thread `tid` of this process sleeps in the kernel (state S).
 bool sleeping(pid_t tid) {
     std::ifstream stat("/proc/self/task/" + std::to_string(tid) + "/stat");
@@ -46,7 +40,7 @@ task<void> sleep_then_note(duration d, std::vector<duration>& woke_at) {
 }  // namespace
 
 TEST_CASE("virtual clock: starts at zero and jumps to each deadline in order") {
-    runtime rt(virtual_clock());
+    runtime rt(test::virtual_clock());
     std::vector<duration> woke_at;
     rt.block_on([&]() -> task<void> {
         CHECK(cx::current().now() == instant{});
@@ -63,7 +57,7 @@ TEST_CASE("virtual clock: starts at zero and jumps to each deadline in order") {
 }
 
 TEST_CASE("virtual clock: a timeout fires at its virtual deadline") {
-    runtime rt(virtual_clock());
+    runtime rt(test::virtual_clock());
     rt.block_on([]() -> task<void> {
         co_await sleep(5s);
         const bool finished = co_await timeout(10ms, []() -> task<void> { co_await sleep(1h); }());
@@ -73,7 +67,7 @@ TEST_CASE("virtual clock: a timeout fires at its virtual deadline") {
 }
 
 TEST_CASE("virtual clock: stands still while a task awaits I/O") {
-    runtime rt(virtual_clock());
+    runtime rt(test::virtual_clock());
     rt.block_on([&rt]() -> task<void> {
         net::pipe_ends p = net::open_pipe();
         std::vector<duration> woke_at;
@@ -104,7 +98,7 @@ TEST_CASE("virtual clock: stands still while a task awaits I/O") {
 }
 
 TEST_CASE("virtual clock: refused where it cannot work") {
-    runtime_config multi = virtual_clock();
+    runtime_config multi = test::virtual_clock();
     multi.flavor = "multi_thread";
     multi.workers = 2;
     CHECK_THROWS_WITH_AS(runtime{multi}, doctest::Contains("current_thread"),
