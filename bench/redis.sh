@@ -16,7 +16,8 @@
 # runtime.poll_before_park_us; rtkit_epoll_poll:N polls N), not polling
 # (rtkit_epoll_nopoll: --adaptive-poll no), or adapting along POLL_CURVE
 # (rtkit_epoll_curve: --adaptive-poll-curve, default 2,10,8;
-# rtkit_epoll_curve:S,L,N follows S,L,N). Each pass
+# rtkit_epoll_curve:S,L,N follows S,L,N; rtkit_uring_curve[:S,L,N] the same
+# on io_uring). Each pass
 # starts every server afresh and then, for each pipeline depth (-P 1, -P 16)
 # and test (ping_inline, ping_mbulk, set, get: -t ping,set,get split so that
 # each has its own CPU figure), runs `redis-benchmark -c 50` once against each
@@ -85,17 +86,18 @@ server_command() {
       cmd=("$MINI_REDIS" --port "$2" --set reactor.plugin=epoll --set reactor.strict=true
            --adaptive-poll no)
       ;;
-    rtkit_epoll_curve | rtkit_epoll_curve:*)
-      local curve="${1#rtkit_epoll_curve:}"
+    rtkit_epoll_curve | rtkit_epoll_curve:* | rtkit_uring_curve | rtkit_uring_curve:*)
+      local kind="${1%%:*}" curve="${1#*:}"
       [[ "$curve" != "$1" ]] || curve="${POLL_CURVE:-2,10,8}"
-      cmd=("$MINI_REDIS" --port "$2" --set reactor.plugin=epoll --set reactor.strict=true
+      local reactor="${kind#rtkit_}"
+      cmd=("$MINI_REDIS" --port "$2" --set "reactor.plugin=${reactor%_curve}" --set reactor.strict=true
            --adaptive-poll-curve "$curve")
       ;;
     rtkit_mt2)
       cmd=("$MINI_REDIS" --port "$2" --set reactor.plugin=epoll --set runtime.flavor=multi_thread
            --set runtime.workers=2)
       ;;
-    *) echo "redis.sh: unknown server '$1' (known: redis rtkit_epoll rtkit_uring rtkit_mt2 rtkit_epoll_poll[:N] rtkit_epoll_nopoll rtkit_epoll_curve[:S,L,N])" >&2; exit 2 ;;
+    *) echo "redis.sh: unknown server '$1' (known: redis rtkit_epoll rtkit_uring rtkit_mt2 rtkit_epoll_poll[:N] rtkit_epoll_nopoll rtkit_epoll_curve[:S,L,N] rtkit_uring_curve[:S,L,N])" >&2; exit 2 ;;
   esac
 }
 
