@@ -15,13 +15,13 @@ namespace {
 void fifo_matches_model() {
     const auto policy = builtin_plugin<rtkit::lane_policy>("fifo", {});
     std::deque<int> model;
-    std::deque<property_test::model_task> tasks;  // stable addresses; each pushed once
+    std::deque<model_task> tasks;  // stable addresses; each pushed once
     std::vector<rtkit::schedulable*> stolen(8);
     const int steps = *rc::gen::inRange(1, 200);
     for (int step = 0; step < steps; ++step) {
         switch (*rc::gen::weightedElement<int>({{3, 0}, {3, 1}, {1, 2}})) {
             case 0: {
-                property_test::model_task& task = tasks.emplace_back();
+                model_task& task = tasks.emplace_back();
                 task.id = static_cast<int>(tasks.size()) - 1;
                 policy->push(&task, *rc::gen::element(rtkit::lane::cancel, rtkit::lane::ready));
                 model.push_back(task.id);
@@ -30,7 +30,7 @@ void fifo_matches_model() {
             case 1: {
                 const int expected = model.empty() ? -1 : model.front();
                 if (!model.empty()) model.pop_front();
-                RC_ASSERT(property_test::id_of(policy->pop()) == expected);
+                RC_ASSERT(id_of(policy->pop()) == expected);
                 break;
             }
             default: {
@@ -38,7 +38,7 @@ void fifo_matches_model() {
                 const std::size_t given = policy->steal(stolen.data(), max);
                 RC_ASSERT(given == std::min(max, model.size()));
                 for (std::size_t i = 0; i < given; ++i) {
-                    RC_ASSERT(property_test::id_of(stolen[i]) == model.front());
+                    RC_ASSERT(id_of(stolen[i]) == model.front());
                     model.pop_front();
                 }
                 break;

@@ -22,7 +22,7 @@ void lab_is_replayable_and_keeps_its_window() {
     const auto first = builtin_plugin<rtkit::lane_policy>("lab", options);
     const auto again = builtin_plugin<rtkit::lane_policy>("lab", options);
     // The two instances get twin tasks, so each keeps its own links.
-    std::deque<property_test::model_task> tasks, twins;
+    std::deque<model_task> tasks, twins;
     std::set<int> queued;  // ids, which are push order
     std::vector<rtkit::schedulable*> out(8), twin_out(8);
     const int steps = *rc::gen::inRange(1, 300);
@@ -39,8 +39,8 @@ void lab_is_replayable_and_keeps_its_window() {
                 break;
             }
             case 1: {
-                const int id = property_test::id_of(first->pop());
-                RC_ASSERT(property_test::id_of(again->pop()) == id);
+                const int id = id_of(first->pop());
+                RC_ASSERT(id_of(again->pop()) == id);
                 if (queued.empty()) {
                     RC_ASSERT(id == -1);
                     break;
@@ -57,8 +57,8 @@ void lab_is_replayable_and_keeps_its_window() {
                 RC_ASSERT(again->steal(twin_out.data(), max) == given);
                 RC_ASSERT(given == std::min(max, queued.size()));
                 for (std::size_t i = 0; i < given; ++i) {
-                    RC_ASSERT(property_test::id_of(out[i]) == property_test::id_of(twin_out[i]));
-                    RC_ASSERT(queued.erase(property_test::id_of(out[i])) == 1);
+                    RC_ASSERT(id_of(out[i]) == id_of(twin_out[i]));
+                    RC_ASSERT(queued.erase(id_of(out[i])) == 1);
                 }
                 break;
             }

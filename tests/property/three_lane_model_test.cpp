@@ -90,14 +90,14 @@ void policy_matches_model() {
         static_cast<rtkit::lanes_deferred*>(policy->query_interface(rtkit::lanes_deferred_name));
     RC_ASSERT(deferred != nullptr);
     fairness_model model(cancel_limit, ready_limit);
-    std::deque<property_test::model_task> tasks;  // stable addresses; each pushed once
+    std::deque<model_task> tasks;  // stable addresses; each pushed once
     std::vector<rtkit::schedulable*> stolen(8);
 
     const int steps = *rc::gen::inRange(1, 200);
     for (int step = 0; step < steps; ++step) {
         switch (*rc::gen::weightedElement<int>({{3, 0}, {3, 1}, {1, 2}})) {
             case 0: {
-                property_test::model_task& task = tasks.emplace_back();
+                model_task& task = tasks.emplace_back();
                 task.id = static_cast<int>(tasks.size()) - 1;
                 using target = fairness_model::target;
                 const target where =
@@ -111,14 +111,14 @@ void policy_matches_model() {
                 break;
             }
             case 1:
-                RC_ASSERT(property_test::id_of(policy->pop()) == model.pop());
+                RC_ASSERT(id_of(policy->pop()) == model.pop());
                 break;
             default: {
                 const std::size_t max = *rc::gen::inRange<std::size_t>(0, stolen.size() + 1);
                 const std::size_t given = policy->steal(stolen.data(), max);
                 std::vector<int> ids;
                 for (std::size_t i = 0; i < given; ++i)
-                    ids.push_back(property_test::id_of(stolen[i]));
+                    ids.push_back(id_of(stolen[i]));
                 RC_ASSERT(ids == model.steal(max));
                 break;
             }

@@ -26,27 +26,17 @@ constexpr missed_tick_behavior burst = missed_tick_behavior::burst;
 constexpr missed_tick_behavior delay = missed_tick_behavior::delay;
 constexpr missed_tick_behavior skip = missed_tick_behavior::skip;
 
-/// Both flavors: every runtime test below runs on each.
-struct flavor {
-    std::string name;
-    runtime_config config;
-};
-std::vector<flavor> named_flavors() {
-    return {{"current_thread", runtime_config{}}, {"multi_thread", test::multi_thread(2)}};
-}
-
 /// Runs `body` as a spawned task (so on multi_thread it runs on a worker),
 /// on a runtime of each flavor.
 template <class F>
 void on_each_flavor(F body) {
-    for (const flavor& f : named_flavors()) {
-        INFO("flavor: " << f.name);
-        runtime rt(f.config);
+    test::on_both_flavors([&](const runtime_config& config) {
+        runtime rt(config);
         rt.block_on([](F& body) -> task<void> {
             outcome<void> o = co_await spawn(body());
             CHECK(o.is_ok());
         }(body));
-    }
+    });
 }
 
 }  // namespace
