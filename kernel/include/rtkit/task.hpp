@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "rtkit/detail/coop_budget.hpp"
 #include "rtkit/detail/outcome_slot.hpp"
 #include "rtkit/detail/task_header.hpp"
 #include "rtkit/outcome.hpp"
@@ -70,8 +71,17 @@ struct promise_base : task_header {
             promise_base& p = self.promise();
             if (!p.is_spawned()) {  // awaited inline: back to the awaiting coroutine
                 std::coroutine_handle<> parent = p.continuation();
-                current_task()->resume_point = parent;
-                return parent;
+                task_header* const running = current_task();
+                running->resume_point = parent;
+                // The awaiter's await point completed: it counts against the
+                // budget. Where the compiler does not make this transfer a
+                // tail call (GCC without optimisation), each inline task that
+                // ends nests a native frame under its awaiter; the yield the
+                // budget forces unwinds them, so a long loop of such awaits
+                // keeps a short stack. The next poll resumes `parent`.
+                if (coop_continue(running)) return parent;
+                suspend_as_yield();
+                return std::noop_coroutine();
             }
             return std::noop_coroutine();  // the worker sees frame().done()
         }
