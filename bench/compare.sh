@@ -211,6 +211,10 @@ compare_w6() {
   done
 }
 
+# What a system call and a clock read cost on this host now, before and after:
+# runs on different days compare only where these agree (bench/README.md).
+echo "compare.sh: $(uptime)"
+echo "compare.sh: $("$RTBENCH" host)"
 for w in "$@"; do
   case "${w%%@*}" in
     W7) compare_w7 ;;
@@ -218,3 +222,4 @@ for w in "$@"; do
     *) compare_task_workload "$w" ;;
   esac
 done
+echo "compare.sh: $("$RTBENCH" host)"

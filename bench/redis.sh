@@ -34,6 +34,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 MINI_REDIS="${MINI_REDIS:-$ROOT/build/release/bin/rtkit-mini-redis}"
+RTBENCH="${RTBENCH:-$(dirname "$MINI_REDIS")/rtbench}"
 REDIS_SERVER="${REDIS_SERVER:-redis-server}"
 REDIS_BENCHMARK="${REDIS_BENCHMARK:-redis-benchmark}"
 PASSES="${PASSES:-5}"
@@ -161,7 +162,14 @@ spread() {
 }
 median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{ v[NR] = $1 } END { printf "%s", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
+# What a system call and a clock read cost on this host now: runs on
+# different days compare only where these agree (bench/README.md).
+host_line() {
+  if [[ -x "$RTBENCH" ]]; then echo "redis.sh: $("$RTBENCH" host)"; fi
+}
+
 echo "redis.sh: $(uptime)"
+host_line
 echo "redis.sh: $("$REDIS_SERVER" --version)"
 echo "redis.sh: pinned: $pinning; $PASSES passes; -c $CLIENTS; -n $N1 at -P 1, $N16 at the other depths ($DEPTHS)"
 declare -A abs rel
@@ -193,6 +201,7 @@ for pass in $(seq "$PASSES"); do
   stop_servers
 done
 echo "redis.sh: $(uptime)"
+host_line
 
 echo
 echo "Medians of $PASSES passes (absolute), and of the per-pass ratios to redis-server (middle half):"

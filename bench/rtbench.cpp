@@ -1,6 +1,7 @@
 // rtbench WORKLOAD [--config FILE] [--set KEY=VALUE]... [--port PORT]
 // rtbench soak [--seconds S] [--trace-every T] [--config FILE] [--set KEY=VALUE]...
 // rtbench scale [--max N] [--config FILE] [--set KEY=VALUE]...
+// rtbench host
 //
 // Runs one workload of shared/bench/WORKLOADS.md on the runtime the
 // configuration describes and prints its result line in that file's format.
@@ -10,6 +11,7 @@
 // --trace-every T prints its memory figures every T seconds on the way.
 // scale prints how cancellation, shutdown and wake-ups grow with the number
 // of tasks, at 10^3 .. N tasks (10^6 by default; scale.hpp).
+// host prints what a system call and a clock read cost here now (host_costs.hpp).
 #include <sys/resource.h>
 
 #include <cstdio>
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "echo_server.hpp"
+#include "host_costs.hpp"
 #include "rtkit/rtkit.hpp"
 #include "scale.hpp"
 #include "soak.hpp"
@@ -43,7 +46,8 @@ int usage_error(const std::string& message) {
         "rtbench: %s\nusage: rtbench WORKLOAD [--config FILE] [--set KEY=VALUE]... [--port PORT]\n"
         "       rtbench soak [--seconds S] [--trace-every T] [--config FILE] [--set "
         "KEY=VALUE]...\n"
-        "       rtbench scale [--max N] [--config FILE] [--set KEY=VALUE]...\n",
+        "       rtbench scale [--max N] [--config FILE] [--set KEY=VALUE]...\n"
+        "       rtbench host\n",
         message.c_str());
     return 2;
 }
@@ -54,6 +58,8 @@ int main(int argc, char** argv) {
     if (argc < 2)
         return usage_error("missing workload (" + std::string(rtbench::known_workloads()) + ")");
     std::string workload = argv[1];
+    if (workload == "host")
+        return argc == 2 ? rtbench::print_host_costs() : usage_error("host takes no options");
     rtkit::runtime_config config;
     std::vector<std::string> overrides;
     long port = -1;
