@@ -1,6 +1,5 @@
 #include "check_command.hpp"
 
-#include <CLI/CLI.hpp>
 #include <iostream>
 
 #include "exit_codes.hpp"
@@ -10,18 +9,6 @@
 #include "script_file.hpp"
 
 namespace rtctl {
-
-CLI::App* add_check_command(CLI::App& app, std::filesystem::path& script) {
-    CLI::App* command = app.add_subcommand(
-        "check",
-        "parse a script and check it without running it: syntax, break and continue inside "
-        "loops, calls to declared functions, variables used where none is declared and names "
-        "declared twice in a block (exit 0 when valid, 2 with the errors)");
-    command->add_option("script", script, "the script to check (.rts; '-' reads standard input)")
-        ->required();
-    command->footer("Example:\n  rtctl check examples/scripts/hello.rts");
-    return command;
-}
 
 int check_command(const std::filesystem::path& script) {
     auto source = read_script(script);

@@ -1,6 +1,5 @@
 #include "config_command.hpp"
 
-#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <iostream>
 #include <sstream>
@@ -135,48 +134,6 @@ int config_show_command(const config_options& options) {
 int config_default_command() {
     std::cout << rtkit::config::default_toml();
     return exit_ok;
-}
-
-config_commands add_config_command(CLI::App& app, config_options& options) {
-    CLI::App* config = app.add_subcommand(
-        "config", "check a configuration, show the effective one, or print the defaults");
-    config->require_subcommand(1);
-    config_commands commands;
-
-    commands.check = config->add_subcommand(
-        "check", "validate a TOML configuration (exit 0 when valid, 2 with its errors)");
-    commands.check
-        ->add_option("file", options.file, "the configuration (TOML; '-' reads standard input)")
-        ->required()
-        ->type_name("FILE");
-
-    commands.show = config->add_subcommand(
-        "show",
-        "print the effective configuration with defaults filled in and where each "
-        "value came from");
-    commands.show->add_option("file", options.file,
-                              "the configuration (TOML; '-' reads standard input); default: none");
-
-    for (CLI::App* command : {commands.check, commands.show})
-        command
-            ->add_option("--set", options.overrides,
-                         "override one key, e.g. --set reactor.plugin=epoll (repeatable)")
-            ->allow_extra_args(false);
-
-    commands.show->add_flag("--test-options", options.test_options,
-                            "also show plugin options meant for tests only (names test_*) "
-                            "left at their defaults");
-
-    commands.print_default =
-        config->add_subcommand("default", "print config/default.toml: every key with its default");
-    config->footer(
-        "Examples:\n  rtctl config check my.toml\n  rtctl config show my.toml --set "
-        "reactor.plugin=uring\n  rtctl config default");
-    commands.check->footer("Example:\n  rtctl config check examples/configs/io_uring.toml");
-    commands.show->footer(
-        "Example:\n  rtctl config show examples/configs/tuned.toml --set timer.wheel.tick_us=100");
-    commands.print_default->footer("Example:\n  rtctl config default > my.toml");
-    return commands;
 }
 
 }  // namespace rtctl

@@ -6,10 +6,6 @@
 #include <string>
 #include <vector>
 
-namespace CLI {
-class App;
-}
-
 namespace rtctl {
 
 struct config_options {
@@ -20,16 +16,6 @@ struct config_options {
     /// show: also the test-only plugin options left at their defaults.
     bool test_options = false;
 };
-
-/// The subcommands `config` declares; main tests which one was chosen.
-struct config_commands {
-    CLI::App* check = nullptr;
-    CLI::App* show = nullptr;
-    CLI::App* print_default = nullptr;
-};
-
-/// Declares `config` and its subcommands on `app`; `options` must outlive the parse.
-config_commands add_config_command(CLI::App& app, config_options& options);
 
 /// rtctl config check FILE: 0 when valid, 2 with every error on stderr.
 int config_check_command(const config_options& options);

@@ -1,6 +1,5 @@
 #include "conformance_command.hpp"
 
-#include <CLI/CLI.hpp>
 #include <charconv>
 #include <iostream>
 
@@ -61,26 +60,6 @@ int conformance_command(const conformance_options& options) {
     }
     std::cout << rtkit::conformance::format_report(r);
     return r.passed() ? exit_ok : exit_failed;
-}
-
-CLI::App* add_conformance_command(CLI::App& app, conformance_options& options) {
-    CLI::App* command = app.add_subcommand(
-        "conformance",
-        "run the conformance suite of a plugin file's kind against it (exit 0 all passed, "
-        "1 failures, 2 cannot load); --list says what each case checks");
-    command->add_option("plugin", options.plugin_file, "the plugin file (.so)")->type_name("FILE");
-    command->add_flag("--list", options.list,
-                      "list every suite's cases and what each checks, and run nothing");
-    command
-        ->add_option("--option,-o", options.options,
-                     "a plugin option KEY=VALUE for every object the suite creates (repeatable)")
-        ->allow_extra_args(false);
-    command->footer(
-        "Example:\n"
-        "  rtctl conformance build/release/lib/rtkit/plugins/rtkit_reactor_epoll.so\n"
-        "  rtctl conformance my_reactor.so -o events_per_poll=1\n"
-        "  rtctl conformance --list");
-    return command;
 }
 
 }  // namespace rtctl

@@ -5,10 +5,6 @@
 #include <string>
 #include <vector>
 
-namespace CLI {
-class App;
-}
-
 namespace rtctl {
 
 struct conformance_options {
@@ -23,9 +19,5 @@ struct conformance_options {
 /// 2 the file could not be loaded or created, or an option is malformed (or
 /// neither a file nor --list was given). With --list: 0.
 int conformance_command(const conformance_options& options);
-
-/// Declares the subcommand on `app`; returns it so main can test whether it
-/// was chosen. `options` must outlive the parse.
-CLI::App* add_conformance_command(CLI::App& app, conformance_options& options);
 
 }  // namespace rtctl

@@ -1,6 +1,5 @@
 #include "inspect_command.hpp"
 
-#include <CLI/CLI.hpp>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -79,35 +78,6 @@ int inspect_trace(const inspect_options& options, std::istream& in) {
 }
 
 }  // namespace
-
-CLI::App* add_inspect_command(CLI::App& app, inspect_options& options) {
-    CLI::App* command = app.add_subcommand(
-        "inspect",
-        "show what a script or a trace holds: a script's tasks and blocks with their positions, "
-        "or a trace's busiest tasks, wake-to-poll latency, lanes, timers, I/O and lints");
-    command
-        ->add_option("file", options.file,
-                     "a script (.rts; '-' reads standard input), or a trace that rtctl run "
-                     "--trace wrote (Chrome trace-event JSON)")
-        ->required();
-    command
-        ->add_option("--svg", options.svg,
-                     "with a trace: also draw its timeline into FILE (one row per worker, polls "
-                     "as boxes coloured by task, wakes as arrows), for a browser")
-        ->type_name("FILE");
-    command
-        ->add_option("--frame-limit", options.frame_limit,
-                     "with a trace: a task whose coroutine frame is larger than this many bytes "
-                     "is a lint")
-        ->type_name("BYTES")
-        ->default_val(options.frame_limit);
-    command->footer(
-        "Examples:\n"
-        "  rtctl inspect examples/scripts/hello.rts\n"
-        "  rtctl run examples/scripts/fanout.rts --trace fanout.json\n"
-        "  rtctl inspect fanout.json --svg fanout.svg");
-    return command;
-}
 
 int inspect_command(const inspect_options& options) {
     if (options.file == "-") return inspect_script(options);

@@ -5,10 +5,6 @@
 #include <filesystem>
 #include <optional>
 
-namespace CLI {
-class App;
-}
-
 namespace rtctl {
 
 struct inspect_options {
@@ -16,9 +12,6 @@ struct inspect_options {
     std::optional<std::filesystem::path> svg;
     std::uint64_t frame_limit = 16384;  ///< bytes: a larger coroutine frame is a lint
 };
-
-/// Declares `inspect` and its options on `app`; `options` must outlive the parse.
-CLI::App* add_inspect_command(CLI::App& app, inspect_options& options);
 
 /// Exit 0 when the file was read (lints do not change it), 2 for a file that
 /// cannot be read, a script with a syntax error or a file that is not a trace.

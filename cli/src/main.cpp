@@ -4,15 +4,10 @@
 #include <string_view>
 #include <vector>
 
-#include "check_command.hpp"
+#include "command_options.hpp"
 #include "completion_command.hpp"
-#include "config_command.hpp"
-#include "conformance_command.hpp"
 #include "exit_codes.hpp"
-#include "inspect_command.hpp"
-#include "plugins_command.hpp"
 #include "rtkit/config/closest_match.hpp"
-#include "run_command.hpp"
 
 namespace {
 

@@ -1,6 +1,5 @@
 #include "plugins_command.hpp"
 
-#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <iostream>
 
@@ -162,33 +161,6 @@ int plugins_info_command(const plugins_options& options) {
         std::cout << "(" << hidden << " test-only option" << (hidden == 1 ? "" : "s")
                   << " hidden: --test-options shows " << (hidden == 1 ? "it" : "them") << ")\n";
     return exit_ok;
-}
-
-plugins_commands add_plugins_command(CLI::App& app, plugins_options& options) {
-    CLI::App* plugins =
-        app.add_subcommand("plugins", "list the plugins on the search path, or describe one");
-    plugins->require_subcommand(1);
-    plugins
-        ->add_option("--config,-c", options.config_file,
-                     "a configuration whose [plugins] search_path extends the search path")
-        ->type_name("FILE");
-    plugins_commands commands;
-    commands.list = plugins->add_subcommand(
-        "list", "name, kind, version, ABI, file and description of every loadable plugin");
-    commands.info = plugins->add_subcommand(
-        "info", "one plugin's descriptor and options (type, default, range or values, help)");
-    commands.info->add_option("name", options.name, "the plugin's name, e.g. epoll")->required();
-    commands.info->add_option("--kind", options.kind, "reactor, timer or lanes")
-        ->check(CLI::IsMember({"reactor", "timer", "lanes"}));
-    commands.info->add_flag("--test-options", options.test_options,
-                            "also list the options meant for tests only (names test_*)");
-    // --config belongs to `plugins`; let it come after `list` or `info` too.
-    commands.list->fallthrough();
-    commands.info->fallthrough();
-    plugins->footer("Examples:\n  rtctl plugins list\n  rtctl plugins info uring --config my.toml");
-    commands.list->footer("Example:\n  rtctl plugins list --config examples/configs/io_uring.toml");
-    commands.info->footer("Example:\n  rtctl plugins info epoll --kind reactor");
-    return commands;
 }
 
 }  // namespace rtctl

@@ -6,10 +6,6 @@
 #include <string>
 #include <vector>
 
-namespace CLI {
-class App;
-}
-
 namespace rtctl {
 
 struct plugins_options {
@@ -21,15 +17,6 @@ struct plugins_options {
     /// info: also the options meant for tests only (rtkit::is_test_only_option).
     bool test_options = false;
 };
-
-/// The subcommands `plugins` declares; main tests which one was chosen.
-struct plugins_commands {
-    CLI::App* list = nullptr;
-    CLI::App* info = nullptr;
-};
-
-/// Declares `plugins` and its subcommands on `app`; `options` must outlive the parse.
-plugins_commands add_plugins_command(CLI::App& app, plugins_options& options);
 
 /// rtctl plugins list: one line per loadable plugin in search order, then the
 /// files that were refused and why. Exit 0 (2 for a bad --config).

@@ -2,12 +2,9 @@
 
 #include <unistd.h>
 
-#include <CLI/CLI.hpp>
 #include <atomic>
-#include <charconv>
 #include <chrono>
 #include <iostream>
-#include <limits>
 #include <memory>
 #include <sstream>
 
@@ -19,7 +16,6 @@
 #include "progress_line.hpp"
 #include "rtkit/config/load.hpp"
 #include "rtkit/interp/script_failed.hpp"
-#include "rtkit/script/lexer.hpp"
 #include "rtkit/script/parser.hpp"
 #include "rtkit/script/script_error.hpp"
 #include "run_stats.hpp"
@@ -50,37 +46,6 @@ std::optional<rtkit::runtime_config> configure(const run_options& options) {
     }
 }
 
-/// Checks that `text` is a count (decimal digits that fit 64 bits), for
-/// --max-steps and --max-tasks: a sign, a space or a base prefix is refused
-/// rather than read as something else.
-std::string check_count(const std::string& text) {
-    if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
-        return "'" + text + "' is not a count: write a whole number such as 1000 (0 for no limit)";
-    std::uint64_t value = 0;
-    if (std::from_chars(text.data(), text.data() + text.size(), value).ec != std::errc())
-        return "'" + text + "' is too large: the largest count is " +
-               std::to_string(std::numeric_limits<std::uint64_t>::max()) + " (0 for no limit)";
-    return "";
-}
-
-/// Checks that `text` is one duration as scripts write it ("30s", "1.5s",
-/// "250ms"), or 0, and replaces it with its nanoseconds, for --max-time.
-std::string duration_to_nanoseconds(std::string& text) {
-    if (text == "0") return "";
-    const rtkit::script::source_file file{"--max-time", text};
-    std::vector<rtkit::script::token> tokens;
-    try {
-        tokens = rtkit::script::tokenize(file);
-    } catch (const rtkit::script::script_error& e) {
-        return e.message();
-    }
-    if (tokens.size() != 3 || tokens[0].kind != rtkit::script::token_kind::duration ||
-        tokens[1].kind != rtkit::script::token_kind::newline)
-        return "'" + text + "' is not a duration: write one such as 30s, 1.5s or 250ms";
-    text = std::to_string(tokens[0].number);
-    return "";
-}
-
 /// The --progress line and the script's streams that erase it, taken down
 /// together (the streams let go first), at the end of the run or when an
 /// exception leaves it; before the runtime whose counters the line shows.
@@ -103,91 +68,6 @@ struct progress_display {
 };
 
 }  // namespace
-
-CLI::App* add_run_command(CLI::App& app, run_options& options) {
-    CLI::App* command = app.add_subcommand(
-        "run",
-        "run a script on a runtime built from the configuration (cli/README.md describes "
-        "the language)");
-    command
-        ->add_option("script", options.script, "the script to run (.rts; '-' reads standard input)")
-        ->required();
-    command
-        ->add_option("--config,-c", options.config_file,
-                     "runtime configuration (TOML); default: the built-in defaults, the values "
-                     "of config/default.toml")
-        ->type_name("FILE");
-    // One KEY=VALUE per --set, so a script path after it is not swallowed.
-    command
-        ->add_option("--set", options.overrides,
-                     "override one configuration key, e.g. --set reactor.plugin=epoll "
-                     "(repeatable; applied after --config)")
-        ->allow_extra_args(false);
-    command
-        ->add_option("--max-steps", options.max_steps,
-                     "stop the script with an error after this many steps (statements and loop "
-                     "rounds, all tasks together); 0 for no limit")
-        ->type_name("COUNT")
-        ->check(CLI::Validator(check_count, ""))
-        ->default_val(rtkit::interp::default_max_steps);
-    command
-        ->add_option("--max-tasks", options.max_tasks,
-                     "stop the script with an error when a spawn would make more tasks alive at "
-                     "once than this; 0 for no limit")
-        ->type_name("COUNT")
-        ->check(CLI::Validator(check_count, ""))
-        ->default_val(rtkit::interp::default_max_tasks);
-    command
-        ->add_option("--max-time", options.max_time_ns,
-                     "stop the script with an error once it has run this long (a duration: "
-                     "30s, 1.5s, 250ms), whatever its tasks wait for; default and 0: no "
-                     "limit")
-        ->type_name("DURATION")
-        ->transform(CLI::Validator(duration_to_nanoseconds, ""));
-    CLI::Option* lab =
-        command->add_flag("--lab", options.lab,
-                          "a replayable run: one worker, the lab lane policy picking tasks by a "
-                          "seeded generator, virtual time (a sleep ends at once, in order); "
-                          "scripts that open sockets or spin are refused");
-    command
-        ->add_option("--seed", options.seed,
-                     "the lab run's seed (stderr's first line names it, to replay a run); "
-                     "default 0")
-        ->needs(lab);
-    command
-        ->add_option("--trace", options.trace_file,
-                     "write trace events (spawns, polls, wakes, timers, I/O) to FILE as Chrome "
-                     "trace-event JSON, which Perfetto and chrome://tracing open; with --lab the "
-                     "same seed writes the same file")
-        ->type_name("FILE");
-    command
-        ->add_flag("--stats{table}", options.stats,
-                   "after the run, print the runtime's counters on stderr: a table, or with "
-                   "--stats=json one JSON object on one line (kernel/README.md says what each "
-                   "counter means)")
-        ->check(CLI::Validator(
-            [](const std::string& format) -> std::string {
-                if (format == "table" || format == "json") return "";
-                return "'" + format +
-                       "' is not a format of --stats: write --stats for a table "
-                       "or --stats=json for JSON";
-            },
-            ""))
-        ->type_name("[=json]");
-    command->add_flag("--progress", options.progress,
-                      "while the script runs, keep a status line on stderr (elapsed time, tasks "
-                      "alive and done, timers pending, descriptors registered) when stderr is a "
-                      "terminal; nothing otherwise");
-    command->footer(
-        "Examples:\n"
-        "  rtctl run examples/scripts/hello.rts\n"
-        "  rtctl run examples/scripts/fanout.rts --stats\n"
-        "  rtctl run examples/scripts/tcp_echo.rts --config examples/configs/io_uring.toml\n"
-        "  rtctl run server.rts --set reactor.plugin=uring --max-steps 0\n"
-        "  rtctl run examples/scripts/lab_schedules.rts --lab --seed 7\n"
-        "  rtctl run examples/scripts/hello.rts --trace trace.json");
-    return command;
-}
 
 int run_command(const run_options& options) {
     if (options.script == "-" && options.config_file == "-") {

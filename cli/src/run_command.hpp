@@ -1,6 +1,6 @@
 #pragma once
 // rtctl run SCRIPT: parse, configure, build the runtime, run the script.
-// Every option of `run` is declared here, in add_run_command.
+// Its options are declared with the others, in command_options.cpp.
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -8,10 +8,6 @@
 #include <vector>
 
 #include "rtkit/interp/interpreter.hpp"
-
-namespace CLI {
-class App;
-}
 
 namespace rtctl {
 
@@ -40,9 +36,6 @@ struct run_options {
     /// --progress: a live status line on stderr while it is a terminal.
     bool progress = false;
 };
-
-/// Declares `run` and its options on `app`; `options` must outlive the parse.
-CLI::App* add_run_command(CLI::App& app, run_options& options);
 
 /// Exit 0 when the script succeeded, 1 when it failed or the runtime could
 /// not start, 2 for bad input (an unreadable script, a syntax error, a bad
