@@ -73,13 +73,12 @@ class engine {
     /// after the other (see pause_period), in sanitizer builds too.
     static constexpr unsigned max_call_depth = 200;
 
-    /// A task yields after this many statements and loop rounds. Each block,
-    /// statement and call is a coroutine awaited inline; where the compiler
-    /// does not make the transfer back to the awaiter a tail call (GCC with
-    /// the sanitizers), each one that completes without suspending nests a
-    /// native frame, and a loop of a thousand rounds would overflow the
-    /// stack. A real suspension returns the thread to the worker, and the
-    /// task resumes on a fresh stack. It also gives the other tasks a turn.
+    /// A task yields after this many statements and loop rounds: the other
+    /// tasks get a turn at the script's own pace, the same on every build.
+    /// Each block, statement and call is a coroutine awaited inline; the
+    /// kernel also yields a task every 128 such coroutines that end at once
+    /// (its cooperative budget), which keeps the native stack short where the
+    /// compiler does not make the transfer back to the awaiter a tail call.
     static constexpr unsigned pause_period = 64;
     /// Steps (of all tasks together) between two looks at the clock for the
     /// time limit.

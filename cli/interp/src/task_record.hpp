@@ -55,8 +55,7 @@ class task_record final : public script::object, public std::enable_shared_from_
     rtkit::task<std::shared_ptr<script::task_outcome>> join();
     /// The outcome, marked looked at, if the task has ended (as join() gives
     /// it); null while it runs. Not a coroutine: a join_all over thousands
-    /// of ended tasks must not nest a call per task, which it does wherever
-    /// the compiler does not make a coroutine's transfer a tail call.
+    /// of ended tasks costs no coroutine frame per task.
     std::shared_ptr<script::task_outcome> join_if_ended();
 
     /// The outcome if the task ended, else null.
