@@ -1,7 +1,10 @@
 // Coroutine frame allocation.
 //
 // Frames come from 2 MiB chunks, carved by bump pointer, and freed frames are
-// kept in per-thread, per-size free lists for reuse. A chunk is made writable
+// kept in per-thread, per-size free lists for reuse. Taking a frame from its
+// list and giving one back are inline in rtkit/detail/frame_cache.hpp; the
+// functions here do the rest (the first frame of a thread, an empty list, a
+// full one, large frames, noting sizes). A chunk is made writable
 // a window ahead of the bump pointer (the kernel fills the window's pages at
 // once, instead of faulting them in one by one). By default the chunks
 // follow the system's huge page policy (a system that backs all anonymous
@@ -46,6 +49,8 @@
 namespace rtkit::detail {
 
 __thread bool frame_chunks_on_huge_pages __attribute__((tls_model("initial-exec"))) = false;
+__thread free_frame_list* free_frames_of_thread __attribute__((tls_model("initial-exec"))) =
+    nullptr;
 
 namespace {
 
@@ -74,12 +79,12 @@ std::size_t noted_frame_size(const void* frame) noexcept {
 
 #ifdef RTKIT_SYSTEM_FRAMES
 
-void* allocate_frame(std::size_t size) {
+void* allocate_frame_slowly(std::size_t size) {
     void* frame = ::operator new(size);
     if (noting_sizes.load(std::memory_order_relaxed)) note_size(frame, size);
     return frame;
 }
-void free_frame(void* frame, std::size_t size) noexcept {
+void free_frame_slowly(void* frame, std::size_t size) noexcept {
     ::operator delete(frame, size);
 }
 std::size_t frame_memory_mapped() noexcept {
@@ -97,8 +102,8 @@ namespace {
 /// of its alignment: a size that is not a multiple of 16 needs no more than 8,
 /// which the standard allows for operator new of that size. Such frames get
 /// 8-byte alignment; the others 16. (A 152-byte task frame then costs 152.)
-constexpr std::size_t granule = 8;
-constexpr std::size_t max_pooled = 1024;  // larger frames use the global allocator
+constexpr std::size_t granule = frame_granule;
+constexpr std::size_t max_pooled = max_pooled_frame;  // larger frames use the global allocator
 constexpr std::size_t class_count = max_pooled / granule;
 constexpr std::size_t chunk_size = std::size_t{2} << 20;
 /// A thread's chunk is made writable ahead of its bump pointer in windows,
@@ -110,21 +115,15 @@ constexpr std::size_t first_window = std::size_t{16} << 10;
 constexpr std::size_t largest_window = std::size_t{256} << 10;
 static_assert(first_window >= max_pooled && chunk_size % largest_window == 0);
 
-struct free_block {
-    free_block* next;
-};
-
-/// Free frames of one size class, the most recently freed first.
-struct free_list {
-    free_block* head = nullptr;
-    std::size_t length = 0;
-};
+using free_block = free_frame_block;
+using free_list = free_frame_list;
 
 /// Frames moved between a thread and the stash at once. A thread keeps at
 /// most two batches of each size, so frames freed by one thread and needed
 /// by another reach it within a batch.
 constexpr std::size_t batch = 64;
 constexpr std::size_t kept_per_class = 2 * batch;
+static_assert(kept_per_class == free_frames_kept_per_class);
 
 /// What a thread owns (or the stash holds): a free list per size class and
 /// the unused tail of its chunk.
@@ -214,6 +213,7 @@ struct thread_pool {
         keep_longer_tail(stash(), pool);
         allocation_special |= special::pool_gone;
         pool_of_thread = nullptr;
+        free_frames_of_thread = nullptr;
     }
 };
 
@@ -221,6 +221,9 @@ frame_pool& create_local_pool() {
     static thread_local thread_pool pool;  // registers the exit hand-over
     if (noting_sizes.load(std::memory_order_relaxed)) allocation_special |= special::noting;
     pool_of_thread = &pool.pool;
+    // The header's inline path serves this thread from now on, unless its
+    // allocations must note their sizes.
+    if (!allocation_special) free_frames_of_thread = pool.pool.free_lists.data();
     return pool.pool;
 }
 
@@ -377,7 +380,7 @@ void free_to(frame_pool& pool, void* frame, std::size_t size) noexcept {
 
 }  // namespace
 
-void* allocate_frame(std::size_t size) {
+void* allocate_frame_slowly(std::size_t size) {
     frame_pool* const pool = pool_of_thread;
     if (size > max_pooled || allocation_special || !pool) [[unlikely]]
         return allocate_specially(size);
@@ -389,13 +392,14 @@ void note_frame_sizes() noexcept {
     // Threads that allocate from now on start noting; this one (which built
     // the runtime, and may call its block_on) at once.
     if (!(allocation_special & special::pool_gone)) allocation_special |= special::noting;
+    free_frames_of_thread = nullptr;
 }
 
 std::size_t frame_memory_mapped() noexcept {
     return chunks_mapped.load(std::memory_order_relaxed) * chunk_size;
 }
 
-void free_frame(void* frame, std::size_t size) noexcept {
+void free_frame_slowly(void* frame, std::size_t size) noexcept {
     frame_pool* const pool = pool_of_thread;
     if (size > max_pooled || !pool) [[unlikely]]
         return free_specially(frame, size);

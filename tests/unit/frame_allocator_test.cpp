@@ -62,6 +62,32 @@ TEST_CASE("frame allocator: sizes that are multiples of 16 get 16-byte alignment
         detail::free_frame(blocks[i].first, blocks[i].second);
 }
 
+TEST_CASE("frame allocator: a thread gets back the frame it freed last of that size") {
+    // Freed frames wait on their thread's list of their size, the most
+    // recent first, and a frame of that size is taken from there (inline,
+    // detail/frame_cache.hpp). A new thread, so that nothing else of this
+    // size comes and goes in between.
+    std::thread([] {
+        constexpr std::size_t size = 344;
+        void* first = detail::allocate_frame(size);
+        void* second = detail::allocate_frame(size);
+        if (detail::frame_memory_mapped() == 0) {
+            // Sanitizer builds: frames come from the global allocator.
+            detail::free_frame(first, size);
+            detail::free_frame(second, size);
+            return;
+        }
+        detail::free_frame(first, size);
+        detail::free_frame(second, size);
+        void* again = detail::allocate_frame(size);
+        void* then = detail::allocate_frame(size);
+        CHECK(again == second);
+        CHECK(then == first);
+        detail::free_frame(again, size);
+        detail::free_frame(then, size);
+    }).join();
+}
+
 TEST_CASE("frame allocator: a task with a 16-byte aligned local gets it aligned") {
     runtime rt;
     int misaligned = rt.block_on([]() -> task<int> {

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "rtkit/detail/coop_budget.hpp"
+#include "rtkit/detail/frame_cache.hpp"
 #include "rtkit/detail/outcome_slot.hpp"
 #include "rtkit/detail/task_header.hpp"
 #include "rtkit/outcome.hpp"
@@ -20,9 +21,8 @@ class task;
 namespace detail {
 
 /// Frames come from the kernel's frame allocator (a per-thread cache of
-/// recently freed frames) instead of straight from malloc.
-void* allocate_frame(std::size_t size);
-void free_frame(void* frame, std::size_t size) noexcept;
+/// recently freed frames, detail/frame_cache.hpp) instead of straight from
+/// malloc.
 /// A frame destroyed while a stale lane entry still points into it keeps its
 /// memory for that entry (task_header::destroy_frame): around its destruction
 /// this holds the frame's address, and its operator delete leaves the size in
