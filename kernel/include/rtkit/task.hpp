@@ -20,9 +20,6 @@ class task;
 
 namespace detail {
 
-/// Frames come from the kernel's frame allocator (a per-thread cache of
-/// recently freed frames, detail/frame_cache.hpp) instead of straight from
-/// malloc.
 /// A frame destroyed while a stale lane entry still points into it keeps its
 /// memory for that entry (task_header::destroy_frame): around its destruction
 /// this holds the frame's address, and its operator delete leaves the size in
