@@ -211,8 +211,9 @@ compare_w6() {
   done
 }
 
-# What a system call and a clock read cost on this host now, before and after:
-# runs on different days compare only where these agree (bench/README.md).
+# What a system call, a clock read and a cache line between CPUs cost on this
+# host now, before and after: runs on different days compare only where these
+# agree (bench/README.md).
 echo "compare.sh: $(uptime)"
 host="$("$RTBENCH" host)"
 echo "compare.sh: $host"

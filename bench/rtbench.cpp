@@ -11,7 +11,8 @@
 // --trace-every T prints its memory figures every T seconds on the way.
 // scale prints how cancellation, shutdown and wake-ups grow with the number
 // of tasks, at 10^3 .. N tasks (10^6 by default; scale.hpp).
-// host prints what a system call and a clock read cost here now (host_costs.hpp).
+// host prints what this host charges now: a system call, a clock read, a cache
+// line between two CPUs (host_costs.hpp).
 #include <sys/resource.h>
 
 #include <cstdio>
