@@ -61,13 +61,12 @@ double cache_line_round_trip_ns() {
             turn.store(stop);
             return;
         }
-        for (std::int64_t seen = 0;;) {
+        // An odd value is a question not answered yet; the answer is the
+        // next (even) value.
+        for (;;) {
             const std::int64_t now = turn.load(std::memory_order_acquire);
             if (now == stop) return;
-            if (now != seen && now % 2 == 1) {
-                seen = now + 1;
-                turn.store(seen, std::memory_order_release);
-            }
+            if (now % 2 == 1) turn.store(now + 1, std::memory_order_release);
         }
     });
     double result = -1;
@@ -75,12 +74,13 @@ double cache_line_round_trip_ns() {
         const auto start = std::chrono::steady_clock::now();
         const auto until = start + std::chrono::milliseconds(100);
         std::int64_t rounds = 0;
-        for (std::int64_t mine = 1;; mine += 2, ++rounds) {
+        for (;; ++rounds) {
             if ((rounds & 1023) == 0 && std::chrono::steady_clock::now() >= until) break;
-            std::int64_t expected = mine - 1;
+            std::int64_t answered = 2 * rounds;
+            const std::int64_t question = answered + 1;
             // The answerer may have failed to pin and stopped: then give up.
-            if (!turn.compare_exchange_strong(expected, mine, std::memory_order_acq_rel)) break;
-            while (turn.load(std::memory_order_acquire) == mine) {
+            if (!turn.compare_exchange_strong(answered, question, std::memory_order_acq_rel)) break;
+            while (turn.load(std::memory_order_acquire) == question) {
             }
         }
         const std::chrono::duration<double, std::nano> elapsed =
